@@ -1,0 +1,38 @@
+// One linter for the repo: typescript-eslint with type information, so that a floating promise
+// is an error (CONVENTIONS.md). Formatting belongs to Prettier alone.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  {
+    ignores: [
+      "node_modules/",
+      "services/runtime/gen/",
+      ".build/",
+      ".data/",
+      ".infra/",
+      "**/*.js",
+      "**/*.mjs",
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["**/*.spec.ts", "test/**/*.ts"],
+    rules: {
+      // chai's `expect(x).to.be.true` style reads as an unused expression.
+      "@typescript-eslint/no-unused-expressions": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+);

@@ -1,0 +1,27 @@
+/**
+ * Stages the third-party .proto files our contract imports under `.build/proto-deps`, from npm
+ * packages, at build time: googleapis' HTTP annotations from `google-proto-files`, and
+ * `buf/validate/validate.proto` printed from the descriptor embedded in `@bufbuild/protovalidate`.
+ * Nothing third-party is committed.
+ */
+import { mkdirSync, copyFileSync, writeFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
+import { printProto } from "./print-proto.js";
+
+const googleApiFiles = ["google/api/annotations.proto", "google/api/http.proto", "google/api/httpbody.proto"];
+
+export function stageProtoDeps(root: string): string {
+  const out = join(root, ".build", "proto-deps");
+  rmSync(out, { recursive: true, force: true });
+  const googleProtos = dirname(createRequire(import.meta.url).resolve("google-proto-files/package.json"));
+  for (const file of googleApiFiles) {
+    mkdirSync(dirname(join(out, file)), { recursive: true });
+    copyFileSync(join(googleProtos, file), join(out, file));
+  }
+  const validate = join(out, "buf", "validate", "validate.proto");
+  mkdirSync(dirname(validate), { recursive: true });
+  writeFileSync(validate, printProto(file_buf_validate_validate.proto));
+  return out;
+}

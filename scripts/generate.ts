@@ -1,0 +1,48 @@
+/**
+ * `npm run generate`: the one command that turns proto/ into code.
+ *   1. stages third-party imports under .build/proto-deps (scripts/codegen/stage-deps.ts);
+ *   2. `buf generate` writes TypeScript to services/runtime/gen (not committed).
+ * With --if-stale (run before `npm start` and `npm test`) it does nothing when the inputs'
+ * fingerprint matches the one recorded by the last run.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { stageProtoDeps } from "./codegen/stage-deps.js";
+
+const root = join(import.meta.dirname, "..");
+const genDir = join(root, "services", "runtime", "gen");
+const stampFile = join(genDir, ".fingerprint");
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+function fingerprint(): string {
+  const hash = createHash("sha256");
+  const inputs = [
+    ...filesUnder(join(root, "proto")),
+    ...filesUnder(join(root, "scripts", "codegen")),
+    join(root, "buf.yaml"),
+    join(root, "buf.gen.yaml"),
+    join(root, "package-lock.json"),
+  ];
+  for (const file of inputs) hash.update(relative(root, file)).update("\0").update(readFileSync(file));
+  return hash.digest("hex");
+}
+
+const ifStale = process.argv.includes("--if-stale");
+const current = fingerprint();
+if (ifStale && existsSync(stampFile) && readFileSync(stampFile, "utf8") === current) process.exit(0);
+
+stageProtoDeps(root);
+const buf = join(root, "node_modules", ".bin", "buf");
+execFileSync(buf, ["generate"], { cwd: root, stdio: "inherit" });
+// buf generates imports too; buf.validate comes from @bufbuild/protovalidate (rewrite_imports).
+rmSync(join(genDir, "buf"), { recursive: true, force: true });
+writeFileSync(stampFile, current);
+console.log(`generated ${filesUnder(genDir).length - 1} files into ${relative(root, genDir)}`);

@@ -1,0 +1,50 @@
+/**
+ * The event-bus port. Adapters: the embedded bus (an append-only log under the data directory)
+ * and Kafka (`kafkajs`, behind this port so the client can be swapped; DESIGN.md §5).
+ *
+ * Delivery contract, the same on every adapter:
+ *   - topics are named; records with the same key keep their order;
+ *   - each consumer group receives every record at least once; a group's position advances
+ *     only after its handler resolved, so a crash or restart redelivers, never skips;
+ *   - consumers are therefore idempotent by `id`: an effect is keyed by the event id.
+ */
+
+/** One event as it travels: CloudEvents 1.0 attributes plus the protobuf-JSON payload. */
+export interface EventRecord {
+  /** CloudEvents `id`: unique per event, the key of idempotent consumption. */
+  readonly id: string;
+  /** CloudEvents `type`: the spec's event name, e.g. ORDER_PLACED. */
+  readonly type: string;
+  /** CloudEvents `source`: the publishing service, e.g. /commerce/order. */
+  readonly source: string;
+  /** CloudEvents `time`: RFC 3339 UTC. */
+  readonly time: string;
+  /** CloudEvents `subject`: the aggregate id, also the partition key. */
+  readonly subject: string;
+  readonly topic: string;
+  /** The payload message as protobuf JSON. */
+  readonly data: string;
+  /** W3C trace context of the change that caused the event, when traced. */
+  readonly traceparent?: string;
+}
+
+export type EventHandler = (record: EventRecord, signal: AbortSignal) => Promise<void>;
+
+export interface SubscriptionOptions {
+  /** Consumer group: each group sees every record; members of one group share them. */
+  readonly group: string;
+  readonly topics: readonly string[];
+  readonly handler: EventHandler;
+}
+
+export interface Subscription {
+  /** Stops fetching, waits for the handler in flight, keeps the committed position. */
+  close(): Promise<void>;
+}
+
+export interface EventBus {
+  /** Resolves once every record is durably accepted by the bus, in order per key. */
+  publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void>;
+  subscribe(options: SubscriptionOptions): Promise<Subscription>;
+  close(): Promise<void>;
+}
