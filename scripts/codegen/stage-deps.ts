@@ -1,6 +1,7 @@
 /**
  * Stages the third-party .proto files our contract imports under `.build/proto-deps`, from npm
- * packages, at build time: googleapis' HTTP annotations from `google-proto-files`, and
+ * packages, at build time: googleapis' HTTP annotations from `google-proto-files`, the standard
+ * gRPC health protocol from `grpc-health-check`, and
  * `buf/validate/validate.proto` printed from the descriptor embedded in `@bufbuild/protovalidate`.
  * Nothing third-party is committed.
  */
@@ -12,14 +13,21 @@ import { printProto } from "./print-proto.js";
 
 const googleApiFiles = ["google/api/annotations.proto", "google/api/http.proto", "google/api/httpbody.proto"];
 
+function packageDir(name: string): string {
+  return dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+}
+
 export function stageProtoDeps(root: string): string {
   const out = join(root, ".build", "proto-deps");
   rmSync(out, { recursive: true, force: true });
-  const googleProtos = dirname(createRequire(import.meta.url).resolve("google-proto-files/package.json"));
+  const googleProtos = packageDir("google-proto-files");
   for (const file of googleApiFiles) {
     mkdirSync(dirname(join(out, file)), { recursive: true });
     copyFileSync(join(googleProtos, file), join(out, file));
   }
+  const health = join(out, "grpc", "health", "v1", "health.proto");
+  mkdirSync(dirname(health), { recursive: true });
+  copyFileSync(join(packageDir("grpc-health-check"), "proto", "health", "v1", "health.proto"), health);
   const validate = join(out, "buf", "validate", "validate.proto");
   mkdirSync(dirname(validate), { recursive: true });
   writeFileSync(validate, printProto(file_buf_validate_validate.proto));

@@ -26,6 +26,23 @@ export interface EventRecord {
   readonly data: string;
   /** W3C trace context of the change that caused the event, when traced. */
   readonly traceparent?: string;
+  /**
+   * Set only on a copy in a dead-letter topic: why the consumer gave up on the original. Kafka
+   * carries it in headers; it is never part of `data`, so the payload still parses as is.
+   */
+  readonly deadLetter?: DeadLetterInfo;
+}
+
+/** Where and why a record was given up on (see `withRetries` and `createDeadLetterPublisher`). */
+export interface DeadLetterInfo {
+  /** The consumer group that gave up. */
+  readonly group: string;
+  /** The topic the record was consumed from. */
+  readonly topic: string;
+  /** The last error's message. */
+  readonly error: string;
+  /** RFC 3339 UTC time of giving up. */
+  readonly time: string;
 }
 
 export type EventHandler = (record: EventRecord, signal: AbortSignal) => Promise<void>;

@@ -20,7 +20,9 @@ export interface OutboxCarrier extends VersionedDocument {
   readonly outboxPending: boolean;
   /**
    * A document that exists only to carry events (for example USER_LOGIN, which changes no
-   * state): the relay deletes it once its events are published.
+   * state): the relay deletes it once its events are published. Such a document is inserted
+   * once and never updated, because the store has no conditional delete: the relay deletes it
+   * by id, which would also remove an entry appended after the relay read it.
    */
   readonly outboxOnly?: boolean;
 }

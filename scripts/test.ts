@@ -1,0 +1,78 @@
+/**
+ * `npm test`: everything, starting what it needs.
+ *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking;
+ *   2. unit, RPC and port contract suites (with a private FerretDB for the MongoDB adapter);
+ *   3. the black-box acceptance suite over HTTP, against the platform in embedded mode and
+ *      again on FerretDB.
+ * Ends with one line of totals.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startFerretDb } from "./infra/ferretdb.js";
+import { startPlatformProcess } from "./testing/platform-process.js";
+import { runStep, type StepResult } from "./testing/run-step.js";
+
+const bin = (name: string): string => join(import.meta.dirname, "..", "node_modules", ".bin", name);
+const results: { title: string; result: StepResult }[] = [];
+
+async function step(
+  title: string,
+  command: string,
+  args: readonly string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<void> {
+  results.push({ title, result: await runStep(title, command, args, env) });
+}
+
+const scratch = await mkdtemp(join(tmpdir(), "commerce-test-"));
+const ferret = await startFerretDb({ dataDir: join(scratch, "ferretdb") });
+try {
+  await step("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
+  await step("lint", bin("eslint"), ["--max-warnings=0", "."]);
+  await step("format", bin("prettier"), ["--check", "--log-level=warn", "."]);
+  await step("buf lint", bin("buf"), ["lint"]);
+  await step("buf breaking", process.execPath, ["--import", "tsx", "scripts/buf-breaking.ts"]);
+  await step("unit, RPC and contract suites", bin("mocha"), ["services/*/src/**/*.spec.ts"], {
+    MONGODB_URL: ferret.url,
+  });
+
+  const acceptanceEnv = {
+    JWT_SECRET: randomBytes(64).toString("base64url"),
+    ADMIN_EMAIL: "admin@acceptance.test",
+    ADMIN_PASSWORD: randomBytes(12).toString("base64url"),
+    LOG_LEVEL: "warn",
+  };
+  const modes: [string, NodeJS.ProcessEnv][] = [
+    ["embedded", {}],
+    ["FerretDB", { MONGODB_URL: ferret.url }],
+  ];
+  for (const [mode, env] of modes) {
+    const platform = await startPlatformProcess({
+      ...acceptanceEnv,
+      ...env,
+      DATA_DIR: join(scratch, `data-${mode}`),
+    });
+    try {
+      await step(`acceptance (${mode})`, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
+        ...acceptanceEnv,
+        BASE_URL: platform.baseUrl,
+      });
+    } finally {
+      await platform.stop();
+    }
+  }
+} finally {
+  await ferret.stop();
+  await rm(scratch, { recursive: true, force: true });
+}
+
+const passed = results.reduce((n, r) => n + r.result.passed, 0);
+const failed = results.reduce((n, r) => n + r.result.failed, 0);
+const failedSteps = results.filter((r) => !r.result.ok).map((r) => r.title);
+process.stdout.write(
+  `\n${failedSteps.length === 0 ? "all steps passed" : `failed steps: ${failedSteps.join(", ")}`}\n`,
+);
+process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`);
+process.exit(failedSteps.length === 0 ? 0 : 1);

@@ -1,0 +1,232 @@
+/**
+ * The Auth domain: registration, login, the operator's admin account, and account deletion.
+ */
+import { create } from "@bufbuild/protobuf";
+import type { Client } from "@connectrpc/connect";
+import {
+  conflict,
+  DomainError,
+  notFound,
+  throttled,
+  unauthenticated,
+} from "@commerce/runtime/errors/domain-error.js";
+import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
+import type { Role } from "@commerce/runtime/identity/caller.js";
+import type { Logger } from "@commerce/runtime/logging/logger.js";
+import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
+import { insertWithNextId } from "@commerce/runtime/store/sequential-id.js";
+import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import {
+  UserLoginSchema,
+  UserRegisteredSchema,
+} from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
+import type { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
+import type { AccountCollections, AccountDocument } from "./account-store.js";
+import type { LoginThrottle } from "./login-throttle.js";
+import type { PasswordHasher } from "./password-hasher.js";
+import type { TokenIssuer } from "./token-issuer.js";
+
+export interface AccountsDeps {
+  readonly collections: AccountCollections;
+  readonly hasher: PasswordHasher;
+  readonly issueToken: TokenIssuer;
+  readonly throttle: LoginThrottle;
+  readonly events: EventFactory;
+  /** Creates the profile in the User service right away (consistency the client observes). */
+  readonly directory: Client<typeof DirectoryService>;
+  /** Wakes the outbox relay after a write that carries events. */
+  readonly eventsWritten: () => void;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface Registration {
+  readonly fullName: string;
+  readonly email: string;
+  readonly phoneNo: string;
+  readonly password: string;
+}
+
+/** The same words for an unknown email and a wrong password (no account enumeration by text). */
+export const loginFailedMessage = "invalid email or password";
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export interface Accounts {
+  register(input: Registration, signal: AbortSignal): Promise<AccountDocument>;
+  login(email: string, password: string, signal: AbortSignal): Promise<string>;
+  ensureAdmin(email: string, password: string): Promise<void>;
+  deleteAccount(userId: number, signal: AbortSignal): Promise<boolean>;
+}
+
+export function createAccounts(deps: AccountsDeps): Accounts {
+  const { accounts, eventCarriers } = deps.collections;
+
+  async function createAccount(
+    input: Registration,
+    role: Role,
+    signal?: AbortSignal,
+  ): Promise<AccountDocument> {
+    const email = normalizeEmail(input.email);
+    if ((await accounts.findOne({ email }, signal ? { signal } : {})) !== undefined) {
+      throw conflict("an account with this email already exists");
+    }
+    const passwordHash = await deps.hasher.hash(input.password);
+    const createdAt = formatTimestamp(deps.clock());
+    let account: AccountDocument;
+    try {
+      account = await insertWithNextId(
+        accounts,
+        (id) => {
+          const registered = deps.events.event(
+            UserRegisteredSchema,
+            create(UserRegisteredSchema, {
+              userId: id,
+              email,
+              fullName: input.fullName,
+              phoneNo: input.phoneNo,
+              role,
+              registeredAt: createdAt,
+            }),
+            String(id),
+          );
+          return {
+            _id: id,
+            _v: 1,
+            email,
+            fullName: input.fullName,
+            phoneNo: input.phoneNo,
+            passwordHash,
+            role,
+            createdAt,
+            outbox: [registered],
+            outboxPending: true,
+          };
+        },
+        signal,
+      );
+    } catch (error) {
+      // The email was taken between our check and the insert: the unique index decided.
+      if (error instanceof DuplicateKeyError) throw conflict("an account with this email already exists");
+      throw error;
+    }
+    deps.eventsWritten();
+    await createProfile(account);
+    return account;
+  }
+
+  /**
+   * The profile is created synchronously so that register → login → GET /api/users/me works at
+   * once. Should the call fail, the User service also creates it from USER_REGISTERED.
+   */
+  async function createProfile(account: AccountDocument): Promise<void> {
+    try {
+      await deps.directory.createProfile({
+        userId: account._id,
+        email: account.email,
+        fullName: account.fullName,
+        phoneNo: account.phoneNo,
+        role: account.role,
+        createdAt: account.createdAt,
+      });
+    } catch (error) {
+      deps.logger.warn(
+        { err: error, userId: account._id },
+        "profile not created now; USER_REGISTERED will create it",
+      );
+    }
+  }
+
+  return {
+    register: (input, signal) => createAccount(input, "CUSTOMER", signal),
+
+    async login(rawEmail, password, signal) {
+      const email = normalizeEmail(rawEmail);
+      const now = deps.clock();
+      const wait = await deps.throttle.retryAfter(email, now, signal);
+      if (wait > 0) throw throttled(`too many failed logins; retry in ${wait} s`);
+      const account = await accounts.findOne({ email }, { signal });
+      if (account === undefined) {
+        await deps.hasher.verifyDummy(password);
+        await deps.throttle.recordFailure(email, now);
+        throw notFound(loginFailedMessage);
+      }
+      if (!(await deps.hasher.verify(account.passwordHash, password))) {
+        await deps.throttle.recordFailure(email, now);
+        throw unauthenticated(loginFailedMessage);
+      }
+      const token = await deps.issueToken({ email, role: account.role, name: account.fullName }, now);
+      const login = deps.events.event(
+        UserLoginSchema,
+        create(UserLoginSchema, { userId: account._id, email, loggedInAt: formatTimestamp(now) }),
+        String(account._id),
+      );
+      await eventCarriers.insert(
+        { _id: login.id, _v: 1, outbox: [login], outboxPending: true, outboxOnly: true },
+        signal,
+      );
+      deps.eventsWritten();
+      await deps.throttle.reset(email);
+      return token;
+    },
+
+    async ensureAdmin(rawEmail, password) {
+      const email = normalizeEmail(rawEmail);
+      for (;;) {
+        const existing = await accounts.findOne({ email });
+        if (existing === undefined) {
+          try {
+            await createAccount({ email, password, fullName: "Administrator", phoneNo: "" }, "ADMIN");
+            return;
+          } catch (error) {
+            if (error instanceof DomainError && error.kind === "conflict") continue; // lost a race: re-read
+            throw error;
+          }
+        }
+        const passwordMatches = await deps.hasher.verify(existing.passwordHash, password);
+        if (existing.role === "ADMIN" && passwordMatches) {
+          await createProfile(existing);
+          return;
+        }
+        const next: AccountDocument = {
+          ...existing,
+          _v: existing._v + 1,
+          role: "ADMIN",
+          passwordHash: passwordMatches ? existing.passwordHash : await deps.hasher.hash(password),
+        };
+        if (await accounts.swap(next, existing._v)) {
+          await createProfile(next);
+          return;
+        }
+      }
+    },
+
+    async deleteAccount(userId, signal) {
+      const account = await accounts.get(userId, signal);
+      if (account === undefined) return false;
+      // Events still waiting in the document move to a carrier first, so deleting the account
+      // cannot lose them (a crash in between publishes them twice at worst; consumers dedupe).
+      // Nothing appends events to an existing account, so none can arrive after this read.
+      if (account.outbox.length > 0) await handOver(account.outbox);
+      return accounts.delete(userId, signal);
+    },
+  };
+
+  async function handOver(entries: readonly OutboxEntry[]): Promise<void> {
+    try {
+      await eventCarriers.insert({
+        _id: `handover-${entries[0]?.id ?? crypto.randomUUID()}`,
+        _v: 1,
+        outbox: entries,
+        outboxPending: true,
+        outboxOnly: true,
+      });
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error; // already handed over
+    }
+    deps.eventsWritten();
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Wiring of the Auth service: `buildAuthService` turns ports into routes and background work,
+ * without opening a socket (testable in memory).
+ */
+import { createClient } from "@connectrpc/connect";
+import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
+import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
+import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
+import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
+import { createAccountHandler } from "./account-handler.js";
+import { openAccountCollections } from "./account-store.js";
+import { createAccounts } from "./accounts.js";
+import { createAuthHandler } from "./auth-handler.js";
+import {
+  createLoginThrottle,
+  defaultLoginThrottlePolicy,
+  type LoginThrottlePolicy,
+} from "./login-throttle.js";
+import { createPasswordHasher } from "./password-hasher.js";
+import { createTokenIssuer } from "./token-issuer.js";
+
+export interface AuthOptions {
+  /** The HS512 key shared with the edge. */
+  readonly jwtKey: Uint8Array;
+  readonly throttle?: LoginThrottlePolicy;
+}
+
+export async function buildAuthService(ctx: ServiceContext, options: AuthOptions): Promise<ServiceModule> {
+  const collections = await openAccountCollections(ctx.store);
+  const relay = createOutboxRelay({
+    bus: ctx.bus,
+    collections: [collections.accounts, collections.eventCarriers],
+    pollIntervalMs: 1_000,
+    batchSize: 100,
+    logger: ctx.logger,
+  });
+  const throttle = createLoginThrottle(
+    collections.loginFailures,
+    options.throttle ?? defaultLoginThrottlePolicy,
+  );
+  const accounts = createAccounts({
+    collections,
+    hasher: createPasswordHasher(),
+    issueToken: createTokenIssuer(options.jwtKey, ctx.config.jwtTtlSeconds),
+    throttle,
+    events: createEventFactory("/commerce/auth"),
+    directory: createClient(DirectoryService, ctx.transport),
+    eventsWritten: () => relay.kick(),
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
+  let sweeper: NodeJS.Timeout | undefined;
+  return {
+    name: "auth",
+    services: [AuthService, AccountService],
+    register(router) {
+      router.service(AuthService, createAuthHandler(accounts));
+      router.service(AccountService, createAccountHandler(accounts));
+    },
+    async start() {
+      relay.start();
+      sweeper = setInterval(() => {
+        throttle
+          .sweep(ctx.clock())
+          .catch((error: unknown) => ctx.logger.warn({ err: error }, "login failure sweep failed"));
+      }, 60_000);
+      sweeper.unref();
+      const admin = ctx.config.admin;
+      if (admin !== undefined) await accounts.ensureAdmin(admin.email, admin.password);
+    },
+    async stop() {
+      clearInterval(sweeper);
+      await relay.stop();
+    },
+  };
+}

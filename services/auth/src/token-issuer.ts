@@ -1,0 +1,25 @@
+/**
+ * Issues the spec's JWT: HS512, claims `sub` (email), `role`, `name`, `iat`, `exp`.
+ */
+import { SignJWT } from "jose";
+import type { Role } from "@commerce/runtime/identity/caller.js";
+
+export interface TokenClaims {
+  readonly email: string;
+  readonly role: Role;
+  readonly name: string;
+}
+
+export type TokenIssuer = (claims: TokenClaims, now: Date) => Promise<string>;
+
+export function createTokenIssuer(key: Uint8Array, ttlSeconds: number): TokenIssuer {
+  return (claims, now) => {
+    const iat = Math.floor(now.getTime() / 1000);
+    return new SignJWT({ role: claims.role, name: claims.name })
+      .setProtectedHeader({ alg: "HS512", typ: "JWT" })
+      .setSubject(claims.email)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + ttlSeconds)
+      .sign(key);
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * The local edge (DESIGN.md §3), the TypeScript twin of the Envoy configuration:
+ *   1. drops any client-sent identity headers;
+ *   2. for non-public methods requires a valid HS512 bearer token and injects
+ *      `x-user-email` / `x-user-role` from its `sub` / `role` claims (else 401);
+ *   3. transcodes REST to the RPC and the response back to JSON (success status, bare arrays);
+ *   4. maps RPC errors with the standard table to one JSON error body; 404 for unknown paths,
+ *      405 for a known path with another method, 413 above the body limit.
+ * It is generic: routes come from the descriptors, so a new annotated RPC needs no change here.
+ */
+import { toJson, type DescService, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Transport } from "@connectrpc/connect";
+import { Access } from "@commerce/runtime/contract/method-contract.js";
+import { userEmailHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
+import type { Logger } from "@commerce/runtime/logging/logger.js";
+import type {
+  DualRequest,
+  DualRequestHandler,
+  DualResponse,
+} from "@commerce/runtime/server/dual-protocol-server.js";
+import { errorBody, errorBodyFromConnectError, type ErrorBody } from "./error-response.js";
+import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
+import { createRouteTable, type Route, type RouteTable } from "./route-table.js";
+import type { TokenVerifier } from "./token-verifier.js";
+
+export interface EdgeOptions {
+  readonly services: readonly DescService[];
+  /** How to reach the service that implements `service` (in-memory or gRPC over h2c). */
+  readonly transportFor: (service: DescService) => Transport;
+  readonly verifyToken: TokenVerifier;
+  readonly maxBodyBytes: number;
+  readonly logger: Logger;
+  /** Deadline for one upstream call. */
+  readonly timeoutMs?: number;
+  /** Readiness for `/readyz`: the platform behind the edge can serve. */
+  readonly isReady: () => boolean;
+}
+
+export interface Edge {
+  readonly handler: DualRequestHandler;
+  readonly routes: RouteTable;
+}
+
+/** Headers never forwarded upstream: connection-level ones, and what the edge itself decides. */
+const notForwarded = new Set([
+  "authorization",
+  userEmailHeader,
+  userRoleHeader,
+  "host",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+  "upgrade",
+  "expect",
+  "content-length",
+  "content-type",
+  "accept-encoding",
+  "proxy-authorization",
+  "http2-settings",
+]);
+
+class BodyTooLargeError extends Error {}
+
+export function createEdge(options: EdgeOptions): Edge {
+  const routes = createRouteTable(options.services);
+  const transports = new Map(options.services.map((s) => [s, options.transportFor(s)]));
+  const timeoutMs = options.timeoutMs ?? 30_000;
+
+  async function serve(req: DualRequest, res: DualResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://edge");
+    if (url.pathname === "/healthz" || url.pathname === "/readyz")
+      return probe(res, url.pathname, options.isReady);
+    const match = routes.match(req.method ?? "GET", url.pathname);
+    if (match.kind === "not_found")
+      return sendError(res, errorBody(404, "NOT_FOUND", "no route for this path"));
+    if (match.kind === "method_not_allowed") {
+      res.setHeader("allow", match.allow.join(", "));
+      return sendError(
+        res,
+        errorBody(405, "METHOD_NOT_ALLOWED", `use ${match.allow.join(" or ")} for this path`),
+      );
+    }
+    const { route, params } = match;
+
+    const header = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (name.startsWith(":") || notForwarded.has(name) || value === undefined) continue;
+      header.set(name, Array.isArray(value) ? value.join(", ") : value);
+    }
+    if (route.contract.access !== Access.PUBLIC) {
+      const caller = await options.verifyToken(req.headers.authorization);
+      if (caller === undefined) {
+        res.setHeader("www-authenticate", 'Bearer realm="commerce"');
+        return sendError(res, errorBody(401, "UNAUTHENTICATED", "a valid bearer token is required"));
+      }
+      header.set(userEmailHeader, caller.email);
+      header.set(userRoleHeader, caller.role);
+    }
+
+    let body: Buffer;
+    try {
+      body = await readBody(req, options.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        return sendError(
+          res,
+          errorBody(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${options.maxBodyBytes} bytes`),
+        );
+      }
+      throw error;
+    }
+
+    let input;
+    try {
+      const contentType = req.headers["content-type"];
+      input = transcodeRequest(route, { params, query: url.searchParams, body, contentType });
+    } catch (error) {
+      if (error instanceof RequestShapeError)
+        return sendError(res, errorBody(400, "INVALID_ARGUMENT", error.message));
+      throw error;
+    }
+
+    const abort = new AbortController();
+    res.once("close", () => abort.abort());
+    const transport = transports.get(route.service);
+    if (transport === undefined) throw new Error(`no transport for ${route.service.typeName}`);
+    try {
+      const response = await transport.unary(route.method, abort.signal, timeoutMs, header, input);
+      sendSuccess(res, route, toJson(route.method.output, response.message, { alwaysEmitImplicit: true }));
+    } catch (error) {
+      const connectError = ConnectError.from(error);
+      if (connectError.code === Code.Internal || connectError.code === Code.Unknown) {
+        options.logger.error(
+          { err: connectError, route: `${route.verb} ${route.template}` },
+          "upstream failed",
+        );
+      }
+      sendError(res, errorBodyFromConnectError(connectError));
+    }
+  }
+
+  const handler: DualRequestHandler = (req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      options.logger.error({ err: error }, "edge failure");
+      if (!res.headersSent) sendError(res, errorBody(500, "INTERNAL", "internal error"));
+      else res.destroy();
+    });
+  };
+  return { handler, routes };
+}
+
+/** Kubernetes probes of the edge itself: `/healthz` (alive) and `/readyz` (can serve). */
+function probe(res: DualResponse, path: string, isReady: () => boolean): void {
+  const ready = path === "/healthz" || isReady();
+  const text = JSON.stringify({ status: path === "/healthz" ? "ok" : ready ? "ready" : "starting" });
+  res.writeHead(ready ? 200 : 503, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function sendSuccess(res: DualResponse, route: Route, json: JsonValue): void {
+  const status = route.contract.successStatus;
+  if (status === 204) {
+    res.writeHead(204);
+    res.end();
+    return;
+  }
+  const unwrap = route.contract.unwrap;
+  const payload = unwrap === undefined ? json : (unwrapField(route, json as JsonObject, unwrap) ?? []);
+  const text = JSON.stringify(payload);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function unwrapField(route: Route, json: JsonObject, fieldName: string): JsonValue | undefined {
+  const field = route.method.output.fields.find((f) => f.name === fieldName);
+  return field === undefined ? undefined : json[field.jsonName];
+}
+
+function sendError(res: DualResponse, body: ErrorBody): void {
+  const text = JSON.stringify(body);
+  res.writeHead(body.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** Reads the body up to `limit` bytes; larger bodies fail fast (declared length) or mid-stream. */
+async function readBody(req: DualRequest, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > limit) throw new BodyTooLargeError();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new BodyTooLargeError();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,54 @@
+/**
+ * The one JSON error body of both edges: `{ "status": 404, "code": "NOT_FOUND", "message": "…" }`
+ * (docs/decisions.md "Error body"), and the standard gRPC → HTTP status table (DESIGN.md §3).
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+
+export interface ErrorBody {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+const statusOfCode: Record<Code, number> = {
+  [Code.Canceled]: 499,
+  [Code.Unknown]: 500,
+  [Code.InvalidArgument]: 400,
+  [Code.DeadlineExceeded]: 504,
+  [Code.NotFound]: 404,
+  [Code.AlreadyExists]: 409,
+  [Code.PermissionDenied]: 403,
+  [Code.ResourceExhausted]: 429,
+  [Code.FailedPrecondition]: 400,
+  [Code.Aborted]: 409,
+  [Code.OutOfRange]: 400,
+  [Code.Unimplemented]: 501,
+  [Code.Internal]: 500,
+  [Code.Unavailable]: 503,
+  [Code.DataLoss]: 500,
+  [Code.Unauthenticated]: 401,
+};
+
+const serverMessages: Partial<Record<Code, string>> = {
+  [Code.Unavailable]: "service temporarily unavailable, retry later",
+  [Code.DeadlineExceeded]: "the service did not answer in time",
+  [Code.Unimplemented]: "not implemented",
+};
+
+/** The gRPC code name as in the gRPC spec (NOT_FOUND), from Connect's enum (NotFound). */
+function codeName(code: Code): string {
+  return Code[code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+export function errorBodyFromConnectError(error: ConnectError): ErrorBody {
+  const status = statusOfCode[error.code];
+  // Server-side failures get a fixed text: whatever caused them stays in the service's log.
+  const message = status < 500 ? error.rawMessage : (serverMessages[error.code] ?? "internal error");
+  return { status, code: codeName(error.code), message };
+}
+
+export function errorBody(status: number, code: string, message: string): ErrorBody {
+  return { status, code, message };
+}
+
+export { ConnectError };

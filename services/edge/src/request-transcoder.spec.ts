@@ -1,0 +1,131 @@
+import { expect } from "chai";
+import { publicServices } from "@commerce/runtime/contract/contract-services.js";
+import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
+import { createRouteTable, type Route } from "./route-table.js";
+
+const table = createRouteTable(publicServices);
+
+function route(verb: string, path: string): { route: Route; params: ReadonlyMap<string, string> } {
+  const match = table.match(verb, path);
+  if (match.kind !== "found") throw new Error(`no route for ${verb} ${path}`);
+  return match;
+}
+
+function transcode(
+  verb: string,
+  path: string,
+  body?: unknown,
+  query = "",
+  contentType = "application/json",
+): unknown {
+  const { route: r, params } = route(verb, path);
+  const raw =
+    body === undefined
+      ? Buffer.alloc(0)
+      : Buffer.from(typeof body === "string" ? body : JSON.stringify(body));
+  return transcodeRequest(r, { params, query: new URLSearchParams(query), body: raw, contentType });
+}
+
+describe("transcodeRequest", () => {
+  it("maps a whole-body JSON object onto the request, spec names included", () => {
+    const message = transcode("POST", "/api/auth/register", {
+      fullName: "A",
+      email: "a@b.c",
+      phoneNo: "1234567",
+      password: "p",
+    });
+    expect(message).to.include({ fullName: "A", email: "a@b.c", phoneNo: "1234567", password: "p" });
+  });
+
+  it("binds a path variable and a named body field", () => {
+    const message = transcode("PUT", "/api/users/addresses/7", {
+      street: "s",
+      city: "c",
+      state: "st",
+      pincode: "123",
+    }) as {
+      addressId: number;
+      address: { street: string };
+    };
+    expect(message.addressId).to.equal(7);
+    expect(message.address.street).to.equal("s");
+  });
+
+  it("maps a bare JSON array body onto the repeated field the rule names", () => {
+    const message = transcode("POST", "/api/products/bulk", [
+      { name: "x", price: 1.5, stock: 2, categoryId: "c" },
+    ]) as {
+      products: { name: string; price: number }[];
+    };
+    expect(message.products).to.have.length(1);
+    expect(message.products[0]).to.include({ name: "x", price: 1.5 });
+  });
+
+  it("reads typed query parameters by JSON or proto name", () => {
+    const message = transcode("GET", "/api/notifications", undefined, "page=2&size=5&unread=true") as Record<
+      string,
+      unknown
+    >;
+    expect(message).to.include({ page: 2, size: 5, unread: true });
+    const products = transcode("GET", "/api/products", undefined, "category=Books&brand=Acme") as Record<
+      string,
+      unknown
+    >;
+    expect(products).to.include({ category: "Books", brand: "Acme" });
+  });
+
+  it("keeps the raw bytes and content type for an HttpBody field", () => {
+    const raw = '{"provider_payment_id":"pay_1"}';
+    const message = transcode("POST", "/api/payments/callback", raw) as {
+      body: { contentType: string; data: Uint8Array };
+    };
+    expect(message.body.contentType).to.equal("application/json");
+    expect(Buffer.from(message.body.data).toString()).to.equal(raw);
+  });
+
+  const refused: [string, () => unknown, string][] = [
+    [
+      "an operator object",
+      () => transcode("POST", "/api/auth/login", { email: { $ne: null }, password: "x" }),
+      "invalid request",
+    ],
+    [
+      "an unknown body field",
+      () => transcode("POST", "/api/auth/login", { email: "a", password: "b", admin: true }),
+      "invalid request",
+    ],
+    ["malformed JSON", () => transcode("POST", "/api/auth/login", "{"), "request body is not valid JSON"],
+    ["a missing body", () => transcode("POST", "/api/auth/login"), "a JSON request body is required"],
+    [
+      "a non-object body",
+      () => transcode("POST", "/api/auth/login", [1]),
+      "request body must be a JSON object",
+    ],
+    [
+      "another content type",
+      () => transcode("POST", "/api/auth/login", { email: "a" }, "", "text/plain"),
+      "content type",
+    ],
+    [
+      "an unknown query parameter",
+      () => transcode("GET", "/api/users/me", undefined, "x=1"),
+      'unknown query parameter "x"',
+    ],
+    ["a non-numeric path id", () => transcode("DELETE", "/api/users/addresses/abc"), "invalid request"],
+    [
+      "a bad boolean",
+      () => transcode("GET", "/api/notifications", undefined, "unread=maybe"),
+      "must be true or false",
+    ],
+    [
+      "a repeated singular parameter",
+      () => transcode("GET", "/api/products", undefined, "page=1&page=2"),
+      "must appear once",
+    ],
+  ];
+  for (const [what, call, message] of refused) {
+    it(`refuses ${what} with a RequestShapeError`, () => {
+      expect(call).to.throw(RequestShapeError, message);
+    });
+  }
+});

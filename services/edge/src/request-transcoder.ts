@@ -1,0 +1,127 @@
+/**
+ * REST → RPC: builds the request message from path variables, query parameters and the body,
+ * as the route's google.api.http rule binds them. Everything is assembled as protobuf JSON and
+ * parsed once with `fromJson`, so the message obeys the same JSON rules everywhere (unknown
+ * fields and wrongly typed values — `{"email": {"$ne": null}}` — are refused).
+ */
+import {
+  fromJson,
+  ScalarType,
+  type DescField,
+  type DescMessage,
+  type JsonObject,
+  type JsonValue,
+  type Message,
+} from "@bufbuild/protobuf";
+import type { Route } from "./route-table.js";
+
+export class RequestShapeError extends Error {
+  override readonly name = "RequestShapeError";
+}
+
+export interface RestRequest {
+  readonly params: ReadonlyMap<string, string>;
+  readonly query: URLSearchParams;
+  /** Raw body bytes; empty when none was sent. */
+  readonly body: Buffer;
+  readonly contentType: string | undefined;
+}
+
+const httpBodyType = "google.api.HttpBody";
+
+export function transcodeRequest(route: Route, request: RestRequest): Message {
+  const input = route.method.input;
+  const json: JsonObject = route.body === "*" ? parseJsonObject(request.body, request.contentType) : {};
+  if (route.body !== undefined && route.body !== "*") {
+    const field = fieldByName(input, route.body);
+    if (field === undefined) throw new Error(`${route.template}: body field "${route.body}" does not exist`);
+    json[field.jsonName] =
+      field.fieldKind === "message" && field.message.typeName === httpBodyType
+        ? { contentType: request.contentType ?? "", data: request.body.toString("base64") }
+        : parseJson(request.body, request.contentType);
+  }
+  for (const [path, value] of request.params) assign(input, json, path, value, "path");
+  if (route.body !== "*") {
+    for (const name of new Set(request.query.keys())) {
+      assign(input, json, name, request.query.getAll(name), "query");
+    }
+  }
+  try {
+    return fromJson(input, json);
+  } catch (error) {
+    throw new RequestShapeError(`invalid request: ${error instanceof Error ? error.message : "malformed"}`);
+  }
+}
+
+function parseJson(body: Buffer, contentType: string | undefined): JsonValue {
+  if (body.length === 0) throw new RequestShapeError("a JSON request body is required");
+  if (contentType !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
+    throw new RequestShapeError(`content type must be application/json, got "${contentType}"`);
+  }
+  try {
+    return JSON.parse(body.toString("utf8")) as JsonValue;
+  } catch {
+    throw new RequestShapeError("request body is not valid JSON");
+  }
+}
+
+function parseJsonObject(body: Buffer, contentType: string | undefined): JsonObject {
+  const value = parseJson(body, contentType);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new RequestShapeError("request body must be a JSON object");
+  }
+  return value;
+}
+
+/** Finds a field by its proto name or its JSON name (clients may use either in a query). */
+function fieldByName(message: DescMessage, name: string): DescField | undefined {
+  return message.fields.find((f) => f.name === name || f.jsonName === name);
+}
+
+/** Sets a (possibly nested, dotted) field from path or query text, typed by the schema. */
+function assign(
+  message: DescMessage,
+  json: JsonObject,
+  path: string,
+  value: string | readonly string[],
+  source: "path" | "query",
+): void {
+  const names = path.split(".");
+  let schema = message;
+  let target = json;
+  for (const [index, name] of names.entries()) {
+    const field = fieldByName(schema, name);
+    if (field === undefined) throw new RequestShapeError(`unknown ${source} parameter "${path}"`);
+    if (index < names.length - 1) {
+      if (field.fieldKind !== "message") throw new RequestShapeError(`unknown ${source} parameter "${path}"`);
+      const nested = target[field.jsonName];
+      const next: JsonObject =
+        nested !== null && typeof nested === "object" && !Array.isArray(nested) ? nested : {};
+      target[field.jsonName] = next;
+      target = next;
+      schema = field.message;
+      continue;
+    }
+    const values = typeof value === "string" ? [value] : value;
+    if (field.fieldKind === "list") {
+      target[field.jsonName] = values.map((v) => scalarJson(field, v, path));
+    } else if (field.fieldKind === "scalar" || field.fieldKind === "enum") {
+      if (values.length !== 1) throw new RequestShapeError(`${source} parameter "${path}" must appear once`);
+      target[field.jsonName] = scalarJson(field, values[0] ?? "", path);
+    } else {
+      throw new RequestShapeError(`${source} parameter "${path}" cannot be set from text`);
+    }
+  }
+}
+
+/** Text → the JSON value protobuf JSON expects (numbers may stay strings; booleans may not). */
+function scalarJson(field: DescField, text: string, path: string): JsonValue {
+  const scalar =
+    field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar")
+      ? field.scalar
+      : undefined;
+  if (scalar !== ScalarType.BOOL) return text;
+  if (text === "true" || text === "1" || text === "") return true;
+  if (text === "false" || text === "0") return false;
+  throw new RequestShapeError(`parameter "${path}" must be true or false`);
+}

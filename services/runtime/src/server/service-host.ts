@@ -1,0 +1,98 @@
+/**
+ * Hosts one or more Connect services: the same routes and interceptors serve a socket
+ * (Connect, gRPC and gRPC-Web over h2c and HTTP/1.1) and, in embedded mode, an in-memory
+ * transport that the local edge calls without a network hop.
+ */
+import type { DescService } from "@bufbuild/protobuf";
+import {
+  createRouterTransport,
+  type ConnectRouter,
+  type Interceptor,
+  type Transport,
+} from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { createAccessInterceptor } from "../access/access-interceptor.js";
+import { createErrorInterceptor } from "../errors/error-interceptor.js";
+import type { Logger } from "../logging/logger.js";
+import { createValidationInterceptor } from "../validation/validation-interceptor.js";
+import {
+  createDualProtocolServer,
+  type DualProtocolServer,
+  type DualRequest,
+  type DualRequestHandler,
+  type DualResponse,
+} from "./dual-protocol-server.js";
+import { registerHealthService } from "./health-service.js";
+
+/** What a service contributes to a host: its RPC implementations. */
+export interface ServiceRoutes {
+  readonly services: readonly DescService[];
+  register(router: ConnectRouter): void;
+}
+
+export interface ServiceHostOptions {
+  readonly routes: readonly ServiceRoutes[];
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  /** Readiness for `/readyz` and gRPC health: dependencies reachable, start-up work done. */
+  readonly isReady: () => boolean;
+}
+
+export interface ServiceHost {
+  readonly handler: DualRequestHandler;
+  /** An in-memory transport through the same routes and interceptors (embedded mode, tests). */
+  readonly transport: Transport;
+  listen(port: number, host: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export function createServiceHost(options: ServiceHostOptions): ServiceHost {
+  const interceptors: Interceptor[] = [
+    createErrorInterceptor(options.logger),
+    createAccessInterceptor(),
+    createValidationInterceptor(),
+  ];
+  const serviceNames = options.routes.flatMap((r) => r.services.map((s) => s.typeName));
+  const routes = (router: ConnectRouter): void => {
+    for (const r of options.routes) r.register(router);
+    registerHealthService(router, serviceNames, options.isReady);
+  };
+  const handler = connectNodeAdapter({
+    routes,
+    interceptors,
+    readMaxBytes: options.maxBodyBytes,
+    fallback: (req, res) => probe(req, res, options.isReady),
+  });
+  const transport = createRouterTransport(routes, {
+    router: { interceptors, readMaxBytes: options.maxBodyBytes },
+  });
+  let server: DualProtocolServer | undefined;
+  return {
+    handler,
+    transport,
+    listen(port, host) {
+      server = createDualProtocolServer(handler);
+      return server.listen(port, host);
+    },
+    async close() {
+      await server?.close();
+    },
+  };
+}
+
+/** Kubernetes probes: `/healthz` (the process answers) and `/readyz` (it can serve). */
+function probe(req: DualRequest, res: DualResponse, isReady: () => boolean): void {
+  const path = (req.url ?? "").split("?")[0];
+  let status = 404;
+  let body: object = { status: 404, code: "NOT_FOUND", message: "no such route" };
+  if (path === "/healthz") {
+    status = 200;
+    body = { status: "ok" };
+  } else if (path === "/readyz") {
+    const ready = isReady();
+    status = ready ? 200 : 503;
+    body = { status: ready ? "ready" : "starting" };
+  }
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,48 @@
+import type { DescMessage, Message } from "@bufbuild/protobuf";
+import type { Path } from "@bufbuild/protobuf/reflect";
+import { createValidator } from "@bufbuild/protovalidate";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+
+/**
+ * Enforces the `buf.validate` rules written in proto/ on every unary request, in one place, so
+ * that handlers only see valid input. Violations go back as INVALID_ARGUMENT with the JSON field
+ * names clients sent (`fullName`, not `full_name`).
+ */
+export function createValidationInterceptor(): Interceptor {
+  const validator = createValidator();
+  return (next) => async (req) => {
+    if (!req.stream) {
+      const result = validator.validate(req.method.input as DescMessage, req.message as Message);
+      if (result.kind === "invalid") {
+        const details = result.error.violations.map((v) => `${jsonPath(v.field)}: ${v.message}`);
+        throw new ConnectError(details.join("; "), Code.InvalidArgument);
+      }
+      if (result.kind === "error")
+        throw new ConnectError("internal error", Code.Internal, undefined, undefined, result.error);
+    }
+    return next(req);
+  };
+}
+
+function jsonPath(path: Path): string {
+  let out = "";
+  for (const item of path) {
+    switch (item.kind) {
+      case "field":
+        out += (out === "" ? "" : ".") + item.jsonName;
+        break;
+      case "list_sub":
+        out += `[${item.index}]`;
+        break;
+      case "map_sub":
+        out += `[${String(item.key)}]`;
+        break;
+      case "oneof":
+        out += (out === "" ? "" : ".") + item.localName;
+        break;
+      case "extension":
+        out += `${out === "" ? "" : "."}[${item.typeName}]`;
+    }
+  }
+  return out === "" ? "request" : out;
+}

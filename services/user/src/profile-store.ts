@@ -1,0 +1,48 @@
+/**
+ * What the User service stores, in its own database: profiles (sharing the Auth account's
+ * integer id) and addresses (integer ids of their own, each owned by one user's email).
+ */
+import type { Role } from "@commerce/runtime/identity/caller.js";
+import type {
+  Collection,
+  CollectionSpec,
+  DocumentStore,
+  VersionedDocument,
+} from "@commerce/runtime/store/document-store.js";
+
+export interface ProfileDocument extends VersionedDocument {
+  readonly _id: number;
+  readonly email: string;
+  readonly fullName: string;
+  readonly phoneNo: string;
+  readonly role: Role;
+  readonly createdAt: string;
+}
+
+export interface AddressDocument extends VersionedDocument {
+  readonly _id: number;
+  /** The owner's email (the identity the edge asserts). */
+  readonly owner: string;
+  readonly street: string;
+  readonly city: string;
+  readonly state: string;
+  readonly pincode: string;
+}
+
+export interface ProfileCollections {
+  readonly profiles: Collection<ProfileDocument>;
+  readonly addresses: Collection<AddressDocument>;
+}
+
+const profilesSpec: CollectionSpec<ProfileDocument> = {
+  name: "profiles",
+  indexes: [{ fields: ["email"], unique: true }],
+};
+const addressesSpec: CollectionSpec<AddressDocument> = {
+  name: "addresses",
+  indexes: [{ fields: ["owner"] }],
+};
+
+export async function openProfileCollections(store: DocumentStore): Promise<ProfileCollections> {
+  return { profiles: await store.collection(profilesSpec), addresses: await store.collection(addressesSpec) };
+}

@@ -1,0 +1,176 @@
+/**
+ * The User domain: a caller's profile and addresses, ownership from the caller's email, and
+ * admin management of users.
+ */
+import type { Client } from "@connectrpc/connect";
+import { conflict, forbidden, notFound, unavailable } from "@commerce/runtime/errors/domain-error.js";
+import type { Caller, Role } from "@commerce/runtime/identity/caller.js";
+import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
+import { insertWithNextId } from "@commerce/runtime/store/sequential-id.js";
+import type { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
+import type { AddressDocument, ProfileCollections, ProfileDocument } from "./profile-store.js";
+
+export interface AddressFields {
+  readonly street: string;
+  readonly city: string;
+  readonly state: string;
+  readonly pincode: string;
+}
+
+export interface NewProfile {
+  readonly userId: number;
+  readonly email: string;
+  readonly fullName: string;
+  readonly phoneNo: string;
+  readonly role: Role;
+  readonly createdAt: string;
+}
+
+export interface Profiles {
+  getMe(caller: Caller, signal: AbortSignal): Promise<ProfileDocument>;
+  updateMe(caller: Caller, fields: { fullName: string; phoneNo: string }, signal: AbortSignal): Promise<void>;
+  addAddress(caller: Caller, fields: AddressFields, signal: AbortSignal): Promise<AddressDocument>;
+  listAddresses(caller: Caller, signal: AbortSignal): Promise<AddressDocument[]>;
+  updateAddress(caller: Caller, addressId: number, fields: AddressFields, signal: AbortSignal): Promise<void>;
+  deleteAddress(caller: Caller, addressId: number, signal: AbortSignal): Promise<void>;
+  listUsers(signal: AbortSignal): Promise<ProfileDocument[]>;
+  deleteUser(caller: Caller, userId: number, signal: AbortSignal): Promise<void>;
+  /** Idempotent: a repeat (the synchronous call, then USER_REGISTERED) changes nothing. */
+  createProfile(profile: NewProfile, signal?: AbortSignal): Promise<boolean>;
+}
+
+export interface ProfilesDeps {
+  readonly collections: ProfileCollections;
+  readonly accounts: Client<typeof AccountService>;
+}
+
+/** How many times a compare-and-set is retried against concurrent writers before giving up. */
+const maxSwapAttempts = 20;
+
+export function createProfiles({ collections, accounts }: ProfilesDeps): Profiles {
+  const { profiles, addresses } = collections;
+
+  async function profileOf(caller: Caller, signal: AbortSignal): Promise<ProfileDocument> {
+    const profile = await profiles.findOne({ email: caller.email }, { signal });
+    if (profile === undefined) throw notFound("user not found");
+    return profile;
+  }
+
+  async function ownedAddress(
+    caller: Caller,
+    addressId: number,
+    signal: AbortSignal,
+  ): Promise<AddressDocument> {
+    const address = await addresses.get(addressId, signal);
+    if (address === undefined) throw notFound("address not found");
+    if (address.owner !== caller.email) throw forbidden("this address belongs to another user");
+    return address;
+  }
+
+  /** Read, change, compare-and-set; retried when a concurrent write got there first. */
+  async function update<T extends { readonly _v: number }>(
+    read: () => Promise<T>,
+    change: (current: T) => T,
+    write: (next: T, expected: number) => Promise<boolean>,
+  ): Promise<void> {
+    for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
+      const current = await read();
+      if (await write({ ...change(current), _v: current._v + 1 }, current._v)) return;
+    }
+    throw conflict("the resource is being changed concurrently; retry");
+  }
+
+  return {
+    getMe: profileOf,
+
+    async updateMe(caller, fields, signal) {
+      await update(
+        () => profileOf(caller, signal),
+        (p) => ({ ...p, fullName: fields.fullName, phoneNo: fields.phoneNo }),
+        (next, expected) => profiles.swap(next, expected, signal),
+      );
+    },
+
+    async addAddress(caller, fields, signal) {
+      await profileOf(caller, signal); // only existing users own addresses
+      return insertWithNextId(
+        addresses,
+        (id) => ({ _id: id, _v: 1, owner: caller.email, ...pick(fields) }),
+        signal,
+      );
+    },
+
+    listAddresses(caller, signal) {
+      return addresses.find({ owner: caller.email }, { sort: [{ field: "_id", direction: 1 }], signal });
+    },
+
+    async updateAddress(caller, addressId, fields, signal) {
+      await update(
+        () => ownedAddress(caller, addressId, signal),
+        (a) => ({ ...a, ...pick(fields) }),
+        (next, expected) => addresses.swap(next, expected, signal),
+      );
+    },
+
+    async deleteAddress(caller, addressId, signal) {
+      await ownedAddress(caller, addressId, signal);
+      await addresses.delete(addressId, signal);
+    },
+
+    listUsers(signal) {
+      return profiles.find({}, { sort: [{ field: "_id", direction: 1 }], signal });
+    },
+
+    async deleteUser(caller, userId, signal) {
+      const profile = await profiles.get(userId, signal);
+      if (profile === undefined) throw notFound("user not found");
+      if (profile.email === caller.email) throw conflict("an admin cannot delete their own account");
+      // Credentials first: once they are gone the user cannot log in, whatever happens next.
+      try {
+        await accounts.deleteAccount({ userId }, { signal });
+      } catch (error) {
+        throw unavailable("could not delete the account's credentials", error);
+      }
+      for (const address of await addresses.find({ owner: profile.email }, { signal })) {
+        await addresses.delete(address._id, signal);
+      }
+      await profiles.delete(userId, signal);
+    },
+
+    async createProfile(profile, signal) {
+      const existing = await profiles.get(profile.userId, signal);
+      if (existing !== undefined) {
+        if (existing.role === profile.role) return false;
+        await update(
+          async () => (await profiles.get(profile.userId, signal)) ?? existing,
+          (p) => ({ ...p, role: profile.role }),
+          (next, expected) => profiles.swap(next, expected, signal),
+        );
+        return false;
+      }
+      try {
+        await profiles.insert(
+          {
+            _id: profile.userId,
+            _v: 1,
+            email: profile.email,
+            fullName: profile.fullName,
+            phoneNo: profile.phoneNo,
+            role: profile.role,
+            createdAt: profile.createdAt,
+          },
+          signal,
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) return false; // created concurrently
+        throw error;
+      }
+    },
+  };
+}
+
+/** Copies exactly the address fields (request messages carry protobuf bookkeeping too). */
+function pick(fields: AddressFields): AddressFields {
+  return { street: fields.street, city: fields.city, state: fields.state, pincode: fields.pincode };
+}

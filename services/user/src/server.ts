@@ -1,0 +1,27 @@
+/**
+ * Wiring of the User service: ports in, routes and background work out, no socket.
+ */
+import { createClient } from "@connectrpc/connect";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
+import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
+import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
+import { createDirectoryHandler } from "./directory-handler.js";
+import { openProfileCollections } from "./profile-store.js";
+import { createProfiles } from "./profiles.js";
+import { createUserHandler } from "./user-handler.js";
+
+export async function buildUserService(ctx: ServiceContext): Promise<ServiceModule> {
+  const collections = await openProfileCollections(ctx.store);
+  const profiles = createProfiles({ collections, accounts: createClient(AccountService, ctx.transport) });
+  return {
+    name: "user",
+    services: [UserService, DirectoryService],
+    register(router) {
+      router.service(UserService, createUserHandler(profiles));
+      router.service(DirectoryService, createDirectoryHandler(profiles));
+    },
+    async start() {},
+    async stop() {},
+  };
+}

@@ -1,0 +1,158 @@
+import { expect } from "chai";
+import { api } from "./support/api.js";
+import { login, registration, uniqueEmail } from "./support/accounts.js";
+import { decodeClaims, decodeHeader } from "./support/tokens.js";
+
+describe("Auth: POST /api/auth/register", () => {
+  it("creates an account and answers 201 with a message", async () => {
+    const response = await api("POST", "/api/auth/register", { body: registration() });
+    expect(response.status).to.equal(201);
+    expect(response.body).to.deep.equal({ message: "user registered successfully" });
+  });
+
+  it("refuses a second account for the same email, whatever its case, with 409", async () => {
+    const input = registration();
+    expect((await api("POST", "/api/auth/register", { body: input })).status).to.equal(201);
+    const again = await api("POST", "/api/auth/register", {
+      body: { ...input, email: input.email.toUpperCase() },
+    });
+    expect(again.status).to.equal(409);
+    expect(again.body).to.deep.equal({
+      status: 409,
+      code: "ALREADY_EXISTS",
+      message: "an account with this email already exists",
+    });
+  });
+
+  const invalid: [string, Record<string, unknown>][] = [
+    ["a malformed email", { email: "not-an-email" }],
+    ["a missing email", { email: undefined }],
+    ["a missing full name", { fullName: undefined }],
+    ["a blank full name", { fullName: "   " }],
+    ["a password under 8 characters", { password: "short7!" }],
+    ["a malformed phone number", { phoneNo: "call me" }],
+    ["an operator object instead of an email", { email: { $ne: null } }],
+    ["a number instead of a password", { password: 12345678 }],
+    ["an unknown field (role escalation attempt)", { role: "ADMIN" }],
+  ];
+  for (const [what, change] of invalid) {
+    it(`answers 400 with a JSON error for ${what}, and creates nothing`, async () => {
+      const input: Record<string, unknown> = { ...registration(), ...change };
+      const response = await api("POST", "/api/auth/register", { body: input });
+      expect(response.status, response.text).to.equal(400);
+      expect(response.body).to.include({ status: 400, code: "INVALID_ARGUMENT" });
+      expect((response.body as { message: string }).message).to.be.a("string").and.not.empty;
+      if (
+        typeof input["email"] === "string" &&
+        input["email"].includes("@") &&
+        typeof input["password"] === "string"
+      ) {
+        const probe = await api("POST", "/api/auth/login", {
+          body: { email: input["email"], password: input["password"] },
+        });
+        expect(probe.status).to.equal(404);
+      }
+    });
+  }
+
+  it("answers 400 for a body that is not JSON", async () => {
+    const response = await api("POST", "/api/auth/register", {
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
+    expect(response.status).to.equal(400);
+    expect(response.body).to.deep.equal({
+      status: 400,
+      code: "INVALID_ARGUMENT",
+      message: "request body is not valid JSON",
+    });
+  });
+
+  it("answers 400 for a JSON array where an object is expected", async () => {
+    const response = await api("POST", "/api/auth/register", { body: [registration()] });
+    expect(response.status).to.equal(400);
+  });
+
+  it("answers 413 for a body over 1 MiB", async () => {
+    const response = await api("POST", "/api/auth/register", {
+      body: { ...registration(), fullName: "x".repeat(1024 * 1024) },
+    });
+    expect(response.status).to.equal(413);
+    expect(response.body).to.include({ status: 413, code: "PAYLOAD_TOO_LARGE" });
+  });
+});
+
+describe("Auth: POST /api/auth/login", () => {
+  it("returns an HS512 Bearer token with sub, role, name, iat and exp (one hour)", async () => {
+    const input = registration();
+    await api("POST", "/api/auth/register", { body: input });
+    const response = await api("POST", "/api/auth/login", {
+      body: { email: input.email, password: input.password },
+    });
+    expect(response.status).to.equal(200);
+    const body = response.body as { token: string; type: string };
+    expect(Object.keys(body).sort()).to.deep.equal(["token", "type"]);
+    expect(body.type).to.equal("Bearer");
+    expect(decodeHeader(body.token)).to.include({ alg: "HS512" });
+    const claims = decodeClaims(body.token);
+    expect(claims).to.include({ sub: input.email, role: "CUSTOMER", name: input.fullName });
+    expect(claims["exp"]).to.be.a("number");
+    expect((claims["exp"] as number) - (claims["iat"] as number)).to.equal(3600);
+    expect(Math.abs((claims["iat"] as number) - Date.now() / 1000)).to.be.below(60);
+  });
+
+  it("accepts the email in another case", async () => {
+    const input = registration();
+    await api("POST", "/api/auth/register", { body: input });
+    const token = await login(input.email.toUpperCase(), input.password);
+    expect(decodeClaims(token)["sub"]).to.equal(input.email.toLowerCase());
+  });
+
+  it("answers 401 for a wrong password and 404 for an unknown email, with the same generic message", async () => {
+    const input = registration();
+    await api("POST", "/api/auth/register", { body: input });
+    const wrong = await api("POST", "/api/auth/login", {
+      body: { email: input.email, password: "not the password" },
+    });
+    const unknown = await api("POST", "/api/auth/login", {
+      body: { email: uniqueEmail("ghost"), password: "whatever123" },
+    });
+    expect(wrong.status).to.equal(401);
+    expect(unknown.status).to.equal(404);
+    expect((wrong.body as { message: string }).message).to.equal("invalid email or password");
+    expect((unknown.body as { message: string }).message).to.equal("invalid email or password");
+  });
+
+  it("throttles an account after 5 failed attempts with 429, even for the right password", async () => {
+    const input = registration("throttled");
+    await api("POST", "/api/auth/register", { body: input });
+    for (let i = 0; i < 5; i++) {
+      const attempt = await api("POST", "/api/auth/login", {
+        body: { email: input.email, password: `wrong-${i}-password` },
+      });
+      expect(attempt.status).to.equal(401);
+    }
+    const blocked = await api("POST", "/api/auth/login", {
+      body: { email: input.email, password: input.password },
+    });
+    expect(blocked.status).to.equal(429);
+    expect(blocked.body).to.include({ status: 429, code: "RESOURCE_EXHAUSTED" });
+  });
+
+  it("answers 400 for an operator object instead of an email", async () => {
+    const response = await api("POST", "/api/auth/login", { body: { email: { $ne: null }, password: "x" } });
+    expect(response.status).to.equal(400);
+  });
+
+  it("never returns the password or its hash", async () => {
+    const input = registration();
+    const registered = await api("POST", "/api/auth/register", { body: input });
+    const loggedIn = await api("POST", "/api/auth/login", {
+      body: { email: input.email, password: input.password },
+    });
+    for (const text of [registered.text, loggedIn.text]) {
+      expect(text).not.to.include(input.password);
+      expect(text).not.to.include("argon2");
+    }
+  });
+});
