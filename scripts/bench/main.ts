@@ -25,7 +25,10 @@ function startBareServer(): Promise<PlatformProcess> {
     });
     child.stdout.once("data", (chunk: Buffer) => {
       const url = /(http:\/\/\S+?)\/api/.exec(chunk.toString())?.[1];
-      if (url === undefined) return reject(new Error(`unexpected output: ${chunk.toString()}`));
+      if (url === undefined) {
+        reject(new Error(`unexpected output: ${chunk.toString()}`));
+        return;
+      }
       resolve({
         baseUrl: url,
         stop: () =>
@@ -40,10 +43,9 @@ function startBareServer(): Promise<PlatformProcess> {
 }
 
 async function json(url: string, init: RequestInit): Promise<unknown> {
-  const response = await fetch(url, {
-    ...init,
-    headers: { "content-type": "application/json", ...init.headers },
-  });
+  const headers = new Headers(init.headers);
+  headers.set("content-type", "application/json");
+  const response = await fetch(url, { ...init, headers });
   if (!response.ok)
     throw new Error(`${init.method ?? "GET"} ${url}: ${response.status} ${await response.text()}`);
   return response.status === 204 ? undefined : response.json();

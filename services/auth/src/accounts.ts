@@ -164,8 +164,10 @@ export function createAccounts(deps: AccountsDeps): Accounts {
         create(UserLoginSchema, { userId: account._id, email, loggedInAt: formatTimestamp(now) }),
         String(account._id),
       );
+      // Carrier ids sort by time, so the relay publishes one user's logins in order.
+      const carrierId = `${now.toISOString()}-${login.id}`;
       await eventCarriers.insert(
-        { _id: login.id, _v: 1, outbox: [login], outboxPending: true, outboxOnly: true },
+        { _id: carrierId, _v: 1, outbox: [login], outboxPending: true, outboxOnly: true },
         signal,
       );
       deps.eventsWritten();

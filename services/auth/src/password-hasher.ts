@@ -2,7 +2,7 @@
  * Password hashing per OWASP's Password Storage Cheat Sheet: argon2id, m = 19 MiB, t = 2, p = 1.
  * The PHC string stores its own parameters, so raising them later still verifies old hashes.
  */
-import { hash, verify, type Algorithm } from "@node-rs/argon2";
+import { hash, verify } from "@node-rs/argon2";
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -15,8 +15,8 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<void>;
 }
 
+/** Argon2id is the library's default algorithm (its enum is ambient, unusable here). */
 const options = {
-  algorithm: 2 as Algorithm, // Argon2id (an ambient const enum, unusable under isolatedModules)
   memoryCost: 19 * 1024,
   timeCost: 2,
   parallelism: 1,

@@ -69,17 +69,19 @@ export function createEdge(options: EdgeOptions): Edge {
 
   async function serve(req: DualRequest, res: DualResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://edge");
-    if (url.pathname === "/healthz" || url.pathname === "/readyz")
-      return probe(res, url.pathname, options.isReady);
+    if (url.pathname === "/healthz" || url.pathname === "/readyz") {
+      probe(res, url.pathname, options.isReady);
+      return;
+    }
     const match = routes.match(req.method ?? "GET", url.pathname);
-    if (match.kind === "not_found")
-      return sendError(res, errorBody(404, "NOT_FOUND", "no route for this path"));
+    if (match.kind === "not_found") {
+      sendError(res, errorBody(404, "NOT_FOUND", "no route for this path"));
+      return;
+    }
     if (match.kind === "method_not_allowed") {
       res.setHeader("allow", match.allow.join(", "));
-      return sendError(
-        res,
-        errorBody(405, "METHOD_NOT_ALLOWED", `use ${match.allow.join(" or ")} for this path`),
-      );
+      sendError(res, errorBody(405, "METHOD_NOT_ALLOWED", `use ${match.allow.join(" or ")} for this path`));
+      return;
     }
     const { route, params } = match;
 
@@ -92,7 +94,10 @@ export function createEdge(options: EdgeOptions): Edge {
       const caller = await options.verifyToken(req.headers.authorization);
       if (caller === undefined) {
         res.setHeader("www-authenticate", 'Bearer realm="commerce"');
-        return sendError(res, errorBody(401, "UNAUTHENTICATED", "a valid bearer token is required"));
+        {
+          sendError(res, errorBody(401, "UNAUTHENTICATED", "a valid bearer token is required"));
+          return;
+        }
       }
       header.set(userEmailHeader, caller.email);
       header.set(userRoleHeader, caller.role);
@@ -103,10 +108,11 @@ export function createEdge(options: EdgeOptions): Edge {
       body = await readBody(req, options.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
-        return sendError(
+        sendError(
           res,
           errorBody(413, "PAYLOAD_TOO_LARGE", `request body exceeds ${options.maxBodyBytes} bytes`),
         );
+        return;
       }
       throw error;
     }
@@ -116,8 +122,10 @@ export function createEdge(options: EdgeOptions): Edge {
       const contentType = req.headers["content-type"];
       input = transcodeRequest(route, { params, query: url.searchParams, body, contentType });
     } catch (error) {
-      if (error instanceof RequestShapeError)
-        return sendError(res, errorBody(400, "INVALID_ARGUMENT", error.message));
+      if (error instanceof RequestShapeError) {
+        sendError(res, errorBody(400, "INVALID_ARGUMENT", error.message));
+        return;
+      }
       throw error;
     }
 

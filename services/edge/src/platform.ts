@@ -73,12 +73,8 @@ export async function startPlatform({
 
   let ready = false;
   // Services reach each other through the host's in-memory transport, which exists only once
-  // every service is built: they get a lazy one.
-  let host: ServiceHost | undefined;
-  const transport = createLazyTransport(() => {
-    if (host === undefined) throw new Error("a service called another before the platform was built");
-    return host.transport;
-  });
+  // every service is built: they get a lazy one, resolved on the first call.
+  const transport = createLazyTransport(() => host.transport);
   const contextFor = async (name: string): Promise<ServiceContext> => ({
     config,
     logger: logger.child({ service: name }),
@@ -91,7 +87,7 @@ export async function startPlatform({
     await buildAuthService(await contextFor("auth"), { jwtKey }),
     await buildUserService(await contextFor("user")),
   ];
-  host = createServiceHost({
+  const host: ServiceHost = createServiceHost({
     routes: modules,
     logger,
     maxBodyBytes: config.maxBodyBytes,
@@ -122,7 +118,7 @@ export async function startPlatform({
     async close() {
       ready = false;
       await edgeServer.close();
-      await host?.close();
+      await host.close();
       for (const module of [...modules].reverse()) await module.stop();
       await bus.close();
       await stores.close();

@@ -1,4 +1,3 @@
-import type { DescMessage, Message } from "@bufbuild/protobuf";
 import type { Path } from "@bufbuild/protobuf/reflect";
 import { createValidator } from "@bufbuild/protovalidate";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
@@ -12,7 +11,7 @@ export function createValidationInterceptor(): Interceptor {
   const validator = createValidator();
   return (next) => async (req) => {
     if (!req.stream) {
-      const result = validator.validate(req.method.input as DescMessage, req.message as Message);
+      const result = validator.validate(req.method.input, req.message);
       if (result.kind === "invalid") {
         const details = result.error.violations.map((v) => `${jsonPath(v.field)}: ${v.message}`);
         throw new ConnectError(details.join("; "), Code.InvalidArgument);
