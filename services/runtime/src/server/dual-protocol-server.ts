@@ -7,6 +7,7 @@ import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServer as createHttp1Server } from "node:http";
 import { createServer as createHttp2Server, type Http2Session } from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import { Duplex } from "node:stream";
 
 /** A handler for requests of both protocols, shaped like Connect's Node adapter. */
 export type DualRequestHandler = ReturnType<typeof connectNodeAdapter>;
@@ -24,7 +25,22 @@ const http2Preface = Buffer.from("PRI");
 export function createDualProtocolServer(handler: DualRequestHandler): DualProtocolServer {
   const sockets = new Set<Socket>();
   const sessions = new Set<Http2Session>();
-  const http1 = createHttp1Server({ keepAliveTimeout: 65_000 }, handler);
+  // HTTP/1 requests in flight per socket, so that closing can end idle keep-alive connections
+  // at once and busy ones as soon as their response is sent.
+  const inFlight = new Map<Socket, number>();
+  let closing = false;
+  const http2Sockets = new WeakSet<Socket>();
+  const isHttp2 = (socket: Socket): boolean => http2Sockets.has(socket);
+  const http1 = createHttp1Server({ keepAliveTimeout: 65_000 }, (req, res) => {
+    const socket = req.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once("close", () => {
+      const left = (inFlight.get(socket) ?? 1) - 1;
+      inFlight.set(socket, left);
+      if (closing && left === 0) socket.destroy();
+    });
+    handler(req, res);
+  });
   const http2 = createHttp2Server({}, handler);
   http2.on("session", (session: Http2Session) => {
     sessions.add(session);
@@ -33,7 +49,10 @@ export function createDualProtocolServer(handler: DualRequestHandler): DualProto
 
   const net = createNetServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
-    socket.once("close", () => sockets.delete(socket));
+    socket.once("close", () => {
+      sockets.delete(socket);
+      inFlight.delete(socket);
+    });
     socket.on("error", () => socket.destroy());
     let head = Buffer.alloc(0);
     const route = (chunk: Buffer): void => {
@@ -43,10 +62,14 @@ export function createDualProtocolServer(handler: DualRequestHandler): DualProto
         return;
       }
       socket.pause();
-      socket.unshift(head);
-      const target = head.subarray(0, http2Preface.length).equals(http2Preface) ? http2 : http1;
-      target.emit("connection", socket);
-      socket.resume();
+      if (head.subarray(0, http2Preface.length).equals(http2Preface)) {
+        http2Sockets.add(socket);
+        http2.emit("connection", replaying(socket, head));
+      } else {
+        socket.unshift(head);
+        http1.emit("connection", socket);
+        socket.resume();
+      }
     };
     socket.once("data", route);
   });
@@ -62,20 +85,47 @@ export function createDualProtocolServer(handler: DualRequestHandler): DualProto
       });
     },
     async close(graceMs = 5_000) {
+      closing = true;
       const closed = new Promise<void>((resolve) => net.close(() => resolve()));
       for (const session of sessions) session.close();
-      http1.closeIdleConnections();
+      for (const socket of sockets) {
+        if ((inFlight.get(socket) ?? 0) === 0 && !isHttp2(socket)) socket.destroy();
+      }
       const deadline = setTimeout(() => {
         for (const socket of sockets) socket.destroy();
       }, graceMs);
-      const idle = async (): Promise<void> => {
-        while (sockets.size > 0) {
-          http1.closeIdleConnections();
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      };
-      await Promise.all([closed, idle()]);
+      await closed;
       clearTimeout(deadline);
     },
   };
+}
+
+/**
+ * The socket as a stream that first replays the bytes already read. The HTTP/2 session reads
+ * from a native socket handle directly, past anything unshifted into the JS stream, so it gets
+ * this wrapper instead (Node runs HTTP/2 over any Duplex).
+ */
+function replaying(socket: Socket, head: Buffer): Duplex {
+  const stream = new Duplex({
+    read() {
+      socket.resume();
+    },
+    write(chunk: Buffer, _encoding, callback) {
+      socket.write(chunk, callback);
+    },
+    final(callback) {
+      socket.end(callback);
+    },
+    destroy(error, callback) {
+      socket.destroy(error ?? undefined);
+      callback(error);
+    },
+  });
+  stream.push(head);
+  socket.on("data", (chunk: Buffer) => {
+    if (!stream.push(chunk)) socket.pause();
+  });
+  socket.once("end", () => stream.push(null));
+  socket.once("close", () => stream.destroy());
+  return stream;
 }

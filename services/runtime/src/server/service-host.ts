@@ -23,6 +23,7 @@ import {
   type DualResponse,
 } from "./dual-protocol-server.js";
 import { registerHealthService } from "./health-service.js";
+import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 
 /** What a service contributes to a host: its RPC implementations. */
 export interface ServiceRoutes {
@@ -49,7 +50,7 @@ export interface ServiceHost {
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const interceptors: Interceptor[] = [
     createErrorInterceptor(options.logger),
-    createAccessInterceptor(),
+    createAccessInterceptor([Health.typeName]),
     createValidationInterceptor(),
   ];
   const serviceNames = options.routes.flatMap((r) => r.services.map((s) => s.typeName));
