@@ -51,8 +51,9 @@ describe("Auth service over RPC", () => {
     await harness.bus.subscribe({
       group: "spy",
       topics: ["auth-events"],
-      handler: async (record) => {
+      handler: (record) => {
         events.push(record);
+        return Promise.resolve();
       },
     });
   });
@@ -61,7 +62,7 @@ describe("Auth service over RPC", () => {
   it("publishes USER_REGISTERED with the account fields and creates the profile", async () => {
     await harness.client(AuthService).register(input);
     const [registered] = await eventually(
-      async () => (events.length > 0 ? events : undefined),
+      () => (events.length > 0 ? events : undefined),
       5_000,
       "USER_REGISTERED",
     );
@@ -83,7 +84,7 @@ describe("Auth service over RPC", () => {
   it("still registers (and publishes) when the profile cannot be created right away", async () => {
     failing.on = true;
     await harness.client(AuthService).register(input);
-    await eventually(async () => (events.length > 0 ? events : undefined), 5_000, "USER_REGISTERED");
+    await eventually(() => (events.length > 0 ? events : undefined), 5_000, "USER_REGISTERED");
     expect(created).to.deep.equal([]);
     expect(await codeOf(harness.client(AuthService).register(input))).to.equal(Code.AlreadyExists);
   });
@@ -96,7 +97,7 @@ describe("Auth service over RPC", () => {
     );
     expect((await auth.login({ email: input.email, password: input.password })).type).to.equal("Bearer");
     const types = await eventually(
-      async () => (events.length >= 2 ? events.map((e) => e.type) : undefined),
+      () => (events.length >= 2 ? events.map((e) => e.type) : undefined),
       5_000,
       "two auth events",
     );

@@ -17,6 +17,8 @@ import type { ServiceContext, ServiceModule } from "../server/service-module.js"
 import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
 import { createLazyTransport } from "../transport/lazy-transport.js";
 
+type HeaderInit = ConstructorParameters<typeof Headers>[0];
+
 export interface ServiceHarness {
   readonly host: ServiceHost;
   readonly bus: EventBus;
@@ -62,7 +64,7 @@ export async function startServiceHarness(
     client(service, caller) {
       const identity: Record<string, string> =
         caller === undefined ? {} : { [userEmailHeader]: caller.email, [userRoleHeader]: caller.role };
-      const withIdentity = (header: HeadersInit | undefined): HeadersInit => {
+      const withIdentity = (header: HeaderInit | undefined): Headers => {
         const merged = new Headers(header);
         for (const [name, value] of Object.entries(identity)) merged.set(name, value);
         return merged;
