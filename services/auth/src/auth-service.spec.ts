@@ -72,7 +72,7 @@ describe("Auth service over RPC", () => {
       source: "/commerce/auth",
       subject: "1",
     });
-    expect(JSON.parse(registered?.data ?? "{}")).to.include({
+    expect(JSON.parse(registered?.data ?? "{}") as unknown).to.include({
       userId: 1,
       email: "ravi@x.test",
       fullName: "Ravi",

@@ -1,16 +1,16 @@
 /**
- * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`.
- * Eventually-consistent effects are awaited this way, never with a fixed sleep.
+ * Polls `check` until it returns something other than undefined or null, or fails after
+ * `timeoutMs`. Eventually-consistent effects are awaited this way, never with a fixed sleep.
  */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
+export async function eventually<R>(
+  check: () => R,
   timeoutMs = 5_000,
   what = "condition",
-): Promise<T> {
+): Promise<NonNullable<Awaited<R>>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value !== undefined) return value;
+    if (value !== undefined && value !== null) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -64,15 +64,15 @@ export async function startServiceHarness(
     client(service, caller) {
       const identity: Record<string, string> =
         caller === undefined ? {} : { [userEmailHeader]: caller.email, [userRoleHeader]: caller.role };
-      const withIdentity = (header: HeaderInit | undefined): Headers => {
-        const merged = new Headers(header);
+      const withIdentity = (header: unknown): Headers => {
+        const merged = new Headers(header as HeaderInit);
         for (const [name, value] of Object.entries(identity)) merged.set(name, value);
         return merged;
       };
       return createClient(service, {
-        unary: (method, signal, timeout, header, input, values) =>
+        unary: (method, signal, timeout, header: unknown, input, values) =>
           host.transport.unary(method, signal, timeout, withIdentity(header), input, values),
-        stream: (method, signal, timeout, header, input, values) =>
+        stream: (method, signal, timeout, header: unknown, input, values) =>
           host.transport.stream(method, signal, timeout, withIdentity(header), input, values),
       });
     },
