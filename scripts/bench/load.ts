@@ -21,11 +21,20 @@ export interface LoadOptions {
   readonly seconds?: number;
 }
 
+/**
+ * Measures after a short warm-up run whose figures are discarded, so that JIT compilation and
+ * lazily loaded code count against neither side of a comparison.
+ */
 export async function measure(options: LoadOptions): Promise<LoadResult> {
   const host = new URL(options.url).hostname;
   if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") {
     throw new Error(`load runs target loopback only, not ${host}`);
   }
+  await run({ ...options, seconds: 2 });
+  return run(options);
+}
+
+async function run(options: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
     method: options.method ?? "GET",

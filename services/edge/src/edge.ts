@@ -129,12 +129,24 @@ export function createEdge(options: EdgeOptions): Edge {
       throw error;
     }
 
-    const abort = new AbortController();
-    res.once("close", () => abort.abort());
     const transport = transports.get(route.service);
     if (transport === undefined) throw new Error(`no transport for ${route.service.typeName}`);
+    // The call is cancelled when the client goes away or the deadline passes; the edge answers
+    // 504 at the deadline even if the service keeps working.
+    const abort = new AbortController();
+    const onClose = (): void => {
+      abort.abort(new ConnectError("client closed the request", Code.Canceled));
+    };
+    res.once("close", onClose);
+    const deadline = setTimeout(
+      () => abort.abort(new ConnectError("deadline exceeded", Code.DeadlineExceeded)),
+      timeoutMs,
+    );
     try {
-      const response = await transport.unary(route.method, abort.signal, timeoutMs, header, input);
+      const response = await Promise.race([
+        transport.unary(route.method, abort.signal, timeoutMs, header, input),
+        rejectOnAbort(abort.signal),
+      ]);
       sendSuccess(res, route, toJson(route.method.output, response.message, { alwaysEmitImplicit: true }));
     } catch (error) {
       const connectError = ConnectError.from(error);
@@ -144,7 +156,10 @@ export function createEdge(options: EdgeOptions): Edge {
           "upstream failed",
         );
       }
-      sendError(res, errorBodyFromConnectError(connectError));
+      if (!res.destroyed) sendError(res, errorBodyFromConnectError(connectError));
+    } finally {
+      clearTimeout(deadline);
+      res.off("close", onClose);
     }
   }
 
@@ -197,16 +212,41 @@ function sendError(res: DualResponse, body: ErrorBody): void {
   res.end(text);
 }
 
-/** Reads the body up to `limit` bytes; larger bodies fail fast (declared length) or mid-stream. */
-async function readBody(req: DualRequest, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > limit) throw new BodyTooLargeError();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLargeError();
-    chunks.push(chunk);
+/** A promise that rejects with the signal's reason once it aborts (and never resolves). */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+  });
+}
+
+const noBody = Buffer.alloc(0);
+
+/**
+ * Reads the body up to `limit` bytes; larger bodies fail fast (declared length) or mid-stream.
+ * An HTTP/1 request that declares no body (no Content-Length, no Transfer-Encoding) is not
+ * read at all: most requests are GETs, and stream iteration is a large part of their cost.
+ */
+function readBody(req: DualRequest, limit: number): Promise<Buffer> {
+  const declared = req.headers["content-length"];
+  if (Number(declared ?? "0") > limit) return Promise.reject(new BodyTooLargeError());
+  if (req.httpVersionMajor === 1 && declared === undefined && req.headers["transfer-encoding"] === undefined) {
+    req.resume();
+    return Promise.resolve(noBody);
   }
-  return Buffer.concat(chunks);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners("data");
+        req.resume();
+        reject(new BodyTooLargeError());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once("end", () => resolve(chunks.length === 1 ? (chunks[0] ?? noBody) : Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
 }

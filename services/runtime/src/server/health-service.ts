@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import {
   Health,
   HealthCheckResponse_ServingStatus as ServingStatus,
@@ -13,7 +13,7 @@ import {
  * about that service.
  */
 export function registerHealthService(
-  router: ConnectRouter,
+  router: ServiceRegistrar,
   serviceNames: readonly string[],
   isReady: () => boolean,
 ): void {

@@ -1,15 +1,10 @@
 /**
  * Hosts one or more Connect services: the same routes and interceptors serve a socket
- * (Connect, gRPC and gRPC-Web over h2c and HTTP/1.1) and, in embedded mode, an in-memory
- * transport that the local edge calls without a network hop.
+ * (Connect, gRPC and gRPC-Web over h2c and HTTP/1.1) and, in embedded mode, an in-process
+ * transport that the local edge and the other services call without a network hop.
  */
 import type { DescService } from "@bufbuild/protobuf";
-import {
-  createRouterTransport,
-  type ConnectRouter,
-  type Interceptor,
-  type Transport,
-} from "@connectrpc/connect";
+import type { Interceptor, Transport } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createAccessInterceptor } from "../access/access-interceptor.js";
 import { createErrorInterceptor } from "../errors/error-interceptor.js";
@@ -23,12 +18,13 @@ import {
   type DualResponse,
 } from "./dual-protocol-server.js";
 import { registerHealthService } from "./health-service.js";
+import { createInProcessTransport, type ServiceRegistrar } from "../transport/in-process-transport.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 
 /** What a service contributes to a host: its RPC implementations. */
 export interface ServiceRoutes {
   readonly services: readonly DescService[];
-  register(router: ConnectRouter): void;
+  register(router: ServiceRegistrar): void;
 }
 
 export interface ServiceHostOptions {
@@ -41,7 +37,7 @@ export interface ServiceHostOptions {
 
 export interface ServiceHost {
   readonly handler: DualRequestHandler;
-  /** An in-memory transport through the same routes and interceptors (embedded mode, tests). */
+  /** An in-process transport through the same interceptors and handlers (embedded mode, tests). */
   readonly transport: Transport;
   listen(port: number, host: string): Promise<number>;
   close(): Promise<void>;
@@ -54,7 +50,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     createValidationInterceptor(),
   ];
   const serviceNames = options.routes.flatMap((r) => r.services.map((s) => s.typeName));
-  const routes = (router: ConnectRouter): void => {
+  const routes = (router: ServiceRegistrar): void => {
     for (const r of options.routes) r.register(router);
     registerHealthService(router, serviceNames, options.isReady);
   };
@@ -64,9 +60,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     readMaxBytes: options.maxBodyBytes,
     fallback: (req, res) => probe(req, res, options.isReady),
   });
-  const transport = createRouterTransport(routes, {
-    router: { interceptors, readMaxBytes: options.maxBodyBytes },
-  });
+  const transport = createInProcessTransport(routes, interceptors);
   let server: DualProtocolServer | undefined;
   return {
     handler,
