@@ -18,6 +18,7 @@ import type {
   DualRequestHandler,
   DualResponse,
 } from "@commerce/runtime/server/dual-protocol-server.js";
+import { createDeadlines } from "./deadlines.js";
 import { errorBody, errorBodyFromConnectError, type ErrorBody } from "./error-response.js";
 import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
 import { createRouteTable, type Route, type RouteTable } from "./route-table.js";
@@ -66,14 +67,17 @@ export function createEdge(options: EdgeOptions): Edge {
   const routes = createRouteTable(options.services);
   const transports = new Map(options.services.map((s) => [s, options.transportFor(s)]));
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const withinDeadline = createDeadlines();
 
   async function serve(req: DualRequest, res: DualResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://edge");
-    if (url.pathname === "/healthz" || url.pathname === "/readyz") {
-      probe(res, url.pathname, options.isReady);
+    const target = req.url ?? "/";
+    const queryAt = target.indexOf("?");
+    const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
+    if (pathname === "/healthz" || pathname === "/readyz") {
+      probe(res, pathname, options.isReady);
       return;
     }
-    const match = routes.match(req.method ?? "GET", url.pathname);
+    const match = routes.match(req.method ?? "GET", pathname);
     if (match.kind === "not_found") {
       sendError(res, errorBody(404, "NOT_FOUND", "no route for this path"));
       return;
@@ -85,10 +89,10 @@ export function createEdge(options: EdgeOptions): Edge {
     }
     const { route, params } = match;
 
-    const header = new Headers();
+    const header: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (name.startsWith(":") || notForwarded.has(name) || value === undefined) continue;
-      header.set(name, Array.isArray(value) ? value.join(", ") : value);
+      header[name] = Array.isArray(value) ? value.join(", ") : value;
     }
     if (route.contract.access !== Access.PUBLIC) {
       const caller = await options.verifyToken(req.headers.authorization);
@@ -99,8 +103,8 @@ export function createEdge(options: EdgeOptions): Edge {
           return;
         }
       }
-      header.set(userEmailHeader, caller.email);
-      header.set(userRoleHeader, caller.role);
+      header[userEmailHeader] = caller.email;
+      header[userRoleHeader] = caller.role;
     }
 
     let body: Buffer;
@@ -120,7 +124,8 @@ export function createEdge(options: EdgeOptions): Edge {
     let input;
     try {
       const contentType = req.headers["content-type"];
-      input = transcodeRequest(route, { params, query: url.searchParams, body, contentType });
+      const query = new URLSearchParams(queryAt < 0 ? "" : target.slice(queryAt + 1));
+      input = transcodeRequest(route, { params, query, body, contentType });
     } catch (error) {
       if (error instanceof RequestShapeError) {
         sendError(res, errorBody(400, "INVALID_ARGUMENT", error.message));
@@ -131,22 +136,11 @@ export function createEdge(options: EdgeOptions): Edge {
 
     const transport = transports.get(route.service);
     if (transport === undefined) throw new Error(`no transport for ${route.service.typeName}`);
-    // The call is cancelled when the client goes away or the deadline passes; the edge answers
-    // 504 at the deadline even if the service keeps working.
-    const abort = new AbortController();
-    const onClose = (): void => {
-      abort.abort(new ConnectError("client closed the request", Code.Canceled));
-    };
-    res.once("close", onClose);
-    const deadline = setTimeout(
-      () => abort.abort(new ConnectError("deadline exceeded", Code.DeadlineExceeded)),
-      timeoutMs,
-    );
     try {
-      const response = await Promise.race([
-        transport.unary(route.method, abort.signal, timeoutMs, header, input),
-        rejectOnAbort(abort.signal),
-      ]);
+      const response = await withinDeadline(
+        transport.unary(route.method, undefined, timeoutMs, header, input),
+        timeoutMs,
+      );
       sendSuccess(res, route, toJson(route.method.output, response.message, { alwaysEmitImplicit: true }));
     } catch (error) {
       const connectError = ConnectError.from(error);
@@ -157,9 +151,6 @@ export function createEdge(options: EdgeOptions): Edge {
         );
       }
       if (!res.destroyed) sendError(res, errorBodyFromConnectError(connectError));
-    } finally {
-      clearTimeout(deadline);
-      res.off("close", onClose);
     }
   }
 
@@ -212,13 +203,6 @@ function sendError(res: DualResponse, body: ErrorBody): void {
   res.end(text);
 }
 
-/** A promise that rejects with the signal's reason once it aborts (and never resolves). */
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
-  });
-}
-
 const noBody = Buffer.alloc(0);
 
 /**
@@ -229,7 +213,11 @@ const noBody = Buffer.alloc(0);
 function readBody(req: DualRequest, limit: number): Promise<Buffer> {
   const declared = req.headers["content-length"];
   if (Number(declared ?? "0") > limit) return Promise.reject(new BodyTooLargeError());
-  if (req.httpVersionMajor === 1 && declared === undefined && req.headers["transfer-encoding"] === undefined) {
+  if (
+    req.httpVersionMajor === 1 &&
+    declared === undefined &&
+    req.headers["transfer-encoding"] === undefined
+  ) {
     req.resume();
     return Promise.resolve(noBody);
   }

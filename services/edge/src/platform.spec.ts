@@ -26,10 +26,13 @@ function grpcClient(file: string, serviceName: string, url: string): grpc.Client
   return new Client(new URL(url).host, grpc.credentials.createInsecure());
 }
 
-function unary<Req, Res>(client: grpc.Client, method: string, request: Req): Promise<Res> {
+function unary<Res>(client: grpc.Client, method: string, request: object): Promise<Res> {
   return new Promise((resolve, reject) => {
     const call = (
-      client as unknown as Record<string, (r: Req, cb: (e: grpc.ServiceError | null, v: Res) => void) => void>
+      client as unknown as Record<
+        string,
+        (r: object, cb: (e: grpc.ServiceError | null, v: Res) => void) => void
+      >
     )[method];
     if (call === undefined) throw new Error(`no method ${method}`);
     call.call(client, request, (error, value) => {

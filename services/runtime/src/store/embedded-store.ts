@@ -167,6 +167,12 @@ class EmbeddedCollection implements Collection<StoredDocument> {
     filter: Filter<StoredDocument>,
     options: FindOptions<StoredDocument> = {},
   ): Promise<StoredDocument | undefined> {
+    const exact =
+      options.sort === undefined && options.skip === undefined ? this.exactMatch(filter) : undefined;
+    if (exact !== undefined) {
+      options.signal?.throwIfAborted();
+      return this.afterSettled(exact === null ? undefined : copyOf(exact));
+    }
     const [first] = await this.find(filter, { ...options, limit: Math.min(options.limit ?? 1, 1) });
     return first;
   }
@@ -280,6 +286,29 @@ class EmbeddedCollection implements Collection<StoredDocument> {
       holders?.delete(doc._id);
       if (holders?.size === 0) index.entries.delete(key);
     }
+  }
+
+  /**
+   * The one document an equality filter on `_id` or on exactly the fields of a unique index
+   * selects (null: none), without building a query; undefined when the filter is of another
+   * kind. The common read (a profile by email, a document by id) takes this path.
+   */
+  private exactMatch(filter: object): StoredDocument | null | undefined {
+    const fields = Object.keys(filter);
+    const values = filter as Record<string, unknown>;
+    for (const field of fields) {
+      const value = values[field];
+      if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean")
+        return undefined;
+    }
+    if (fields.length === 1 && fields[0] === "_id") return this.docs.get(values["_id"] as DocumentId) ?? null;
+    for (const index of this.indexes) {
+      if (!index.unique || index.fields.length !== fields.length) continue;
+      if (!index.fields.every((field) => field in values)) continue;
+      const [holder] = index.entries.get(indexKey(index.fields, (field) => values[field])) ?? [];
+      return holder === undefined ? null : (this.docs.get(holder) ?? null);
+    }
+    return undefined;
   }
 
   /**

@@ -45,7 +45,7 @@ export function createInProcessTransport(
         if (typeof impl !== "function" || method.methodKind !== "unary") continue;
         const handler = impl.bind(implementation) as UnaryHandler;
         const call: Next = async (req) => {
-          const context = handlerContext(req);
+          const context = new InProcessHandlerContext(req);
           const output = await handler(req.message, context);
           return {
             stream: false,
@@ -81,7 +81,8 @@ export function createInProcessTransport(
         requestMethod: "POST",
         url: `/${method.parent.typeName}/${method.name}`,
         signal: signal ?? neverAborted,
-        header: new Headers(header),
+        // Typed HeadersInit, a DOM type this project's lib setting does not declare.
+        header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
         contextValues: contextValues ?? createContextValues(),
         message: toMessage(method.input, input),
       } as UnaryRequest);
@@ -96,26 +97,43 @@ export function createInProcessTransport(
 }
 
 /** A handler context over the request, with response headers made only when a handler asks. */
-function handlerContext(req: UnaryRequest): HandlerContext {
-  let responseHeader: Headers | undefined;
-  let responseTrailer: Headers | undefined;
-  return {
-    service: req.service,
-    method: req.method,
-    protocolName: "in-process",
-    requestMethod: req.requestMethod,
-    url: req.url,
-    signal: req.signal,
-    timeoutMs: () => undefined,
-    requestHeader: req.header,
-    values: req.contextValues,
-    get responseHeader() {
-      return (responseHeader ??= new Headers());
-    },
-    get responseTrailer() {
-      return (responseTrailer ??= new Headers());
-    },
-  };
+class InProcessHandlerContext implements HandlerContext {
+  readonly protocolName = "in-process";
+  private header: Headers | undefined;
+  private trailer: Headers | undefined;
+
+  constructor(private readonly req: UnaryRequest) {}
+
+  get service(): DescService {
+    return this.req.service;
+  }
+  get method(): DescMethod {
+    return this.req.method;
+  }
+  get requestMethod(): string {
+    return this.req.requestMethod;
+  }
+  get url(): string {
+    return this.req.url;
+  }
+  get signal(): AbortSignal {
+    return this.req.signal;
+  }
+  get requestHeader(): Headers {
+    return this.req.header;
+  }
+  get values(): HandlerContext["values"] {
+    return this.req.contextValues;
+  }
+  get responseHeader(): Headers {
+    return (this.header ??= new Headers());
+  }
+  get responseTrailer(): Headers {
+    return (this.trailer ??= new Headers());
+  }
+  timeoutMs(): undefined {
+    return undefined;
+  }
 }
 
 function toMessage(schema: DescMessage, value: unknown): unknown {

@@ -1,0 +1,261 @@
+/**
+ * FerretDB 1.24 on SQLite, the MongoDB-compatible server of our tests (DESIGN.md §6: real
+ * infrastructure on loopback, no containers). Runs through our own launcher in ./ferretdb
+ * (see its main.go for why we do not build FerretDB's own command).
+ *
+ * Two ways in:
+ *   - `createFerretDbComponent`: the shared instance of `npm run infra:up`, detached, on a fixed
+ *     port, data under `<repo>/.infra/ferretdb/data`;
+ *   - `startFerretDb`: a private instance for one test run, on a port FerretDB picks, tied to
+ *     the caller's lifetime (it exits when the caller's end of its stdin closes).
+ */
+import { spawn } from "node:child_process";
+import { mkdir, rm } from "node:fs/promises";
+import { Socket, connect } from "node:net";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { MongoClient } from "mongodb";
+import { ensureGoBinary } from "./ensure-go-binary.js";
+import type { InfraComponent } from "./infra-component.js";
+import { defaultBinDir, type InfraConfig } from "./infra-config.js";
+import { isAlive, readLivePid, startDetached, stopProcess, tailOf, waitUntil } from "./processes.js";
+
+const launcherName = "ferretdb-launcher";
+const launcherSource = join(import.meta.dirname, "ferretdb");
+const startTimeoutMs = 30_000;
+const stopGraceMs = 10_000;
+
+function buildLauncher(binDir: string, log: (message: string) => void): Promise<string> {
+  return ensureGoBinary({ sourceDir: launcherSource, name: launcherName, binDir, log });
+}
+
+function acceptsConnections(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 500 });
+    const done = (result: boolean) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.once("connect", () => {
+      done(true);
+    });
+    socket.once("error", () => {
+      done(false);
+    });
+    socket.once("timeout", () => {
+      done(false);
+    });
+  });
+}
+
+/**
+ * True when a MongoDB-compatible server at `url` answers `ping`. A plain TCP probe comes first:
+ * while nothing listens yet it fails at once, where the driver would wait for its server
+ * selection timeout, so readiness polling stays fast.
+ */
+export async function pingMongo(url: string, timeoutMs = 2_000): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  if (!(await acceptsConnections(hostname, Number(port || 27017)))) return false;
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
+  try {
+    const reply = await client.db("admin").command({ ping: 1 });
+    return reply["ok"] === 1;
+  } catch {
+    return false;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The shared instance behind `npm run infra:up` / `infra:down`. */
+export function createFerretDbComponent(config: InfraConfig, log: (message: string) => void): InfraComponent {
+  const dir = join(config.stateDir, "ferretdb");
+  const dataDir = join(dir, "data");
+  const pidFile = join(dir, "ferretdb.pid");
+  const logFile = join(dir, "ferretdb.log");
+  const url = `mongodb://127.0.0.1:${config.ferretDbPort}/`;
+  const answers = () => pingMongo(url, 1_000);
+
+  return {
+    name: "ferretdb",
+
+    async up() {
+      const env = { MONGODB_URL: url };
+      const running = await readLivePid(pidFile, launcherName);
+      if (running !== undefined) {
+        // It may still be starting (a concurrent `up`), so give it the start timeout.
+        if (await waitUntil(answers, { timeoutMs: startTimeoutMs, intervalMs: 100 })) {
+          log(`already running (pid ${running}) at ${url}`);
+          return env;
+        }
+        throw new Error(
+          `FerretDB (pid ${running}) runs but does not answer at ${url}; ` +
+            `run "npm run infra:down" and retry (log: ${logFile})`,
+        );
+      }
+
+      await mkdir(dataDir, { recursive: true });
+      const binary = await buildLauncher(config.binDir, log);
+      const started = performance.now();
+      const server = await startDetached({
+        command: binary,
+        args: ["-listen-addr", `127.0.0.1:${config.ferretDbPort}`, "-sqlite-dir", dataDir],
+        logFile,
+        pidFile,
+      });
+      const ready = await waitUntil(answers, {
+        timeoutMs: startTimeoutMs,
+        intervalMs: 50,
+        abort: server.exited,
+      });
+      // Alive as well as answering: if our launcher could not bind, something else answers.
+      if (!ready || !isAlive(server.pid)) {
+        await stopProcess(server.pid, 2_000);
+        await rm(pidFile, { force: true });
+        throw new Error(
+          `FerretDB did not start at ${url}; last lines of ${logFile}:\n${await tailOf(logFile, 20)}`,
+        );
+      }
+      const seconds = ((performance.now() - started) / 1000).toFixed(2);
+      log(`started (pid ${server.pid}) at ${url} in ${seconds} s, data in ${dataDir}`);
+      return env;
+    },
+
+    async down() {
+      const pid = await readLivePid(pidFile, launcherName);
+      if (pid === undefined) {
+        log("not running");
+        return;
+      }
+      const outcome = await stopProcess(pid, stopGraceMs);
+      await rm(pidFile, { force: true });
+      log(`stopped (pid ${pid}, ${outcome})`);
+    },
+  };
+}
+
+export interface FerretDbOptions {
+  /** SQLite directory; created if missing. A fresh temporary directory gives an empty server. */
+  readonly dataDir: string;
+  /** Loopback port; 0 (the default) lets FerretDB take a free one and report it. */
+  readonly port?: number;
+  /** Where the launcher binary is cached; defaults to the per-user cache. */
+  readonly binDir?: string;
+  /** Build progress; defaults to stderr. */
+  readonly log?: (message: string) => void;
+}
+
+export interface FerretDbInstance {
+  /** `mongodb://127.0.0.1:<port>/` */
+  readonly url: string;
+  readonly pid: number;
+  /** SIGTERM, then SIGKILL after a grace period; resolves once the process has exited. */
+  stop(): Promise<void>;
+}
+
+type Exit = { readonly code: number | null; readonly signal: NodeJS.Signals | null };
+
+/**
+ * Starts a private FerretDB for one test run and resolves once it answers `ping`.
+ *
+ * Port 0 works: the embeddable FerretDB binds its listener before serving, and the launcher
+ * prints the bound address (`ready mongodb://…`) on stdout, so no free-port guessing (and no
+ * race between probing a port and binding it) is needed.
+ *
+ * The instance cannot outlive the caller: it is started with `-exit-on-stdin-eof`, and the
+ * caller's end of that pipe closes when the caller exits, even on a crash. Its handles are
+ * unref'd, so forgetting `stop()` does not keep the caller alive either.
+ */
+export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbInstance> {
+  const log = options.log ?? ((message: string) => process.stderr.write(`ferretdb: ${message}\n`));
+  const binary = await buildLauncher(options.binDir ?? defaultBinDir(process.env), log);
+  await mkdir(options.dataDir, { recursive: true });
+
+  const child = spawn(
+    binary,
+    ["-listen-addr", `127.0.0.1:${options.port ?? 0}`, "-sqlite-dir", options.dataDir, "-exit-on-stdin-eof"],
+    { stdio: ["pipe", "pipe", "pipe"] },
+  );
+  let stderrTail = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-4_000);
+  });
+  let exit: Exit | undefined;
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+  });
+  const spawnFailed = new Promise<never>((_, reject) => {
+    child.once("error", reject);
+  });
+  void spawnFailed.catch(() => undefined);
+
+  const describeFailure = (why: string) =>
+    new Error(`FerretDB (${binary}) ${why}${stderrTail === "" ? "" : `:\n${stderrTail.trimEnd()}`}`);
+
+  const readyUrl = new Promise<string>((resolve, reject) => {
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      const match = /^ready (\S+)$/m.exec(stdout);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    void exited.then((status) => {
+      reject(describeFailure(`exited before it was ready (${status.code ?? status.signal ?? "unknown"})`));
+    });
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      if (exit !== undefined) return;
+      child.kill("SIGTERM");
+      const timer = new AbortController();
+      const graceful = await Promise.race([
+        exited.then(() => true),
+        delay(stopGraceMs, false, { signal: timer.signal }).catch(() => false),
+      ]);
+      timer.abort();
+      if (!graceful) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+    })();
+    return stopping;
+  };
+
+  try {
+    const timer = new AbortController();
+    const url = await Promise.race([
+      readyUrl,
+      spawnFailed,
+      delay(startTimeoutMs, undefined, { signal: timer.signal }).then(() => {
+        throw describeFailure(`printed no address within ${startTimeoutMs / 1000} s`);
+      }),
+    ]).finally(() => {
+      timer.abort();
+    });
+    if (
+      !(await waitUntil(() => pingMongo(url, 1_000), {
+        timeoutMs: startTimeoutMs,
+        intervalMs: 50,
+        abort: exited,
+      }))
+    ) {
+      throw describeFailure(`does not answer ping at ${url}`);
+    }
+    const pid = child.pid;
+    if (pid === undefined) throw describeFailure("has no pid");
+
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr]) {
+      if (stream instanceof Socket) stream.unref();
+    }
+    return { url, pid, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

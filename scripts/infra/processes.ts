@@ -1,0 +1,167 @@
+/**
+ * Process plumbing shared by the infrastructure components: detached servers tracked by pid
+ * files for `infra:up` / `infra:down`, and a graceful stop for every process we start.
+ *
+ * Why pid files and not a supervisor: the servers must outlive the `npm run infra:up` that
+ * started them (the tests run afterwards, in another process), and nothing here may depend on
+ * containers or system services.
+ */
+import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
+
+/**
+ * True when a process with this pid exists and has not exited (even if owned by another user).
+ * An exited process whose parent has not reaped it yet (a zombie: what a detached server
+ * becomes once its parent is gone, until init collects it) counts as gone.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    // /proc/<pid>/stat: "pid (comm) state …"; comm may contain spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false; // no /proc (not Linux) or already gone
+  }
+}
+
+/**
+ * The command line of a process, where the platform exposes it (`/proc` on Linux); undefined
+ * elsewhere or when the process is gone.
+ */
+async function commandLineOf(pid: number): Promise<string | undefined> {
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, "utf8")).replaceAll("\0", " ");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pid recorded in `pidFile` if that process still runs and is the expected program. A pid
+ * file left by a crash (or whose pid was reused by an unrelated process) is removed, so the
+ * caller can simply start a new instance.
+ */
+export async function readLivePid(pidFile: string, program: string): Promise<number | undefined> {
+  let text: string;
+  try {
+    text = await readFile(pidFile, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const pid = Number(text.trim());
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+    const commandLine = await commandLineOf(pid);
+    if (commandLine === undefined || commandLine.includes(program)) return pid;
+  }
+  await rm(pidFile, { force: true });
+  return undefined;
+}
+
+export interface DetachedProcess {
+  readonly pid: number;
+  /** Resolves with the exit code (or signal name) if the process ends while we still run. */
+  readonly exited: Promise<number | string>;
+}
+
+/**
+ * Starts a server that survives this process: its own process group, output written to
+ * `logFile` (replacing the previous run's, so its tail explains this run), pid written to
+ * `pidFile`. The caller waits for readiness and may watch `exited` meanwhile to fail fast
+ * instead of timing out.
+ */
+export async function startDetached(options: {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly logFile: string;
+  readonly pidFile: string;
+}): Promise<DetachedProcess> {
+  const log = openSync(options.logFile, "w");
+  try {
+    const child = spawn(options.command, options.args, { detached: true, stdio: ["ignore", log, log] });
+    const exited = new Promise<number | string>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("exit", (code, signal) => {
+        resolve(code ?? signal ?? "unknown");
+      });
+    });
+    void exited.catch(() => undefined);
+    const pid = child.pid;
+    if (pid === undefined) {
+      await exited; // rejects with the spawn error (e.g. ENOENT)
+      throw new Error(`could not start ${options.command}`);
+    }
+    child.unref();
+    await writeFile(options.pidFile, `${pid}\n`);
+    return { pid, exited };
+  } finally {
+    closeSync(log);
+  }
+}
+
+/**
+ * Stops a process the polite way first: SIGTERM, then SIGKILL if it has not exited after
+ * `graceMs`. Resolves once it is gone. Returns what it took.
+ */
+export async function stopProcess(
+  pid: number,
+  graceMs: number,
+): Promise<"not running" | "terminated" | "killed"> {
+  if (!isAlive(pid)) return "not running";
+  signalProcess(pid, "SIGTERM");
+  if (await waitUntil(() => Promise.resolve(!isAlive(pid)), { timeoutMs: graceMs, intervalMs: 50 })) {
+    return "terminated";
+  }
+  signalProcess(pid, "SIGKILL");
+  await waitUntil(() => Promise.resolve(!isAlive(pid)), { timeoutMs: 5_000, intervalMs: 50 });
+  return "killed";
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
+/**
+ * Polls `check` until it resolves true or the time is up; resolves whether it succeeded.
+ * `abort` ends the wait early (e.g. when the process we wait for has exited).
+ */
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  options: { readonly timeoutMs: number; readonly intervalMs: number; readonly abort?: Promise<unknown> },
+): Promise<boolean> {
+  const deadline = Date.now() + options.timeoutMs;
+  const abort = { requested: false };
+  void options.abort?.then(
+    () => (abort.requested = true),
+    () => (abort.requested = true),
+  );
+  for (;;) {
+    if (await check()) return true;
+    if (abort.requested || Date.now() >= deadline) return false;
+    await delay(options.intervalMs);
+  }
+}
+
+/** The last `lines` lines of a log file, for error messages; empty if there is none. */
+export async function tailOf(file: string, lines: number): Promise<string> {
+  try {
+    return (await readFile(file, "utf8")).trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}

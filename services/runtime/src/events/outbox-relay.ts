@@ -1,0 +1,246 @@
+/**
+ * The outbox relay (DESIGN.md §5): moves events from the documents that carry them to the bus.
+ *
+ * One pass: find documents with `outboxPending: true` (up to `batchSize`, across the registered
+ * collections, starting from a different collection each pass so none starves), publish their
+ * entries in one `bus.publish` (document by document, each document's entries in order), then
+ * remove exactly the published entries from each document by compare-and-set. An entry is
+ * removed only after the bus accepted it, so a crash or an outage can at worst publish it twice
+ * (consumers are idempotent by id), never lose it. Entries appended meanwhile by another write
+ * survive the removal: on a version conflict the document is read again and only the published
+ * ids are taken out.
+ *
+ * Passes never overlap: one loop runs them. `kick()` wakes it at once (services call it after a
+ * write, so events leave within milliseconds); the poll interval covers writes by other
+ * processes and events left by a previous run. When the bus or the store fails, the relay logs
+ * once per outage, backs off exponentially, and logs again when it recovers.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import type { Collection } from "../store/document-store.js";
+import type { EventBus } from "./event-bus.js";
+import type { EventLogger } from "./event-logger.js";
+import type { OutboxCarrier } from "./outbox.js";
+
+export interface OutboxRelayOptions {
+  readonly bus: EventBus;
+  /** Every collection whose documents carry an outbox; `outboxPending` should be indexed. */
+  readonly collections: readonly Collection<OutboxCarrier>[];
+  /** How often to look for work nobody kicked about. */
+  readonly pollIntervalMs: number;
+  /** Documents per pass. */
+  readonly batchSize: number;
+  readonly logger: EventLogger;
+  /** First pause after a failed pass; doubles per failure (default 100 ms). */
+  readonly retryDelayMs?: number;
+  /** Cap of that pause (default 5000 ms). */
+  readonly maxRetryDelayMs?: number;
+}
+
+export interface OutboxRelay {
+  /** Starts the loop; a no-op when it runs already. */
+  start(): void;
+  /** Runs a pass as soon as the current one (if any) ends, instead of waiting for the poll. */
+  kick(): void;
+  /** Stops the loop, aborting the pass in flight; entries it did not remove stay for later. */
+  stop(): Promise<void>;
+  /**
+   * Resolves once a pass that began after this call found nothing pending (tests, graceful
+   * shutdown). Waits through an outage; `signal` bounds the wait. Rejects if the relay is not
+   * running or stops first.
+   */
+  drain(signal?: AbortSignal): Promise<void>;
+}
+
+type Phase = "find" | "publish" | "remove";
+
+interface DrainWaiter {
+  /** Number of passes begun when `drain` was called; a later empty pass settles the waiter. */
+  readonly after: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const { bus, collections, pollIntervalMs, batchSize, logger } = options;
+  const retryDelayMs = options.retryDelayMs ?? 100;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? 5000;
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+    throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  }
+  if (!(pollIntervalMs > 0) || !(retryDelayMs > 0) || !(maxRetryDelayMs >= retryDelayMs)) {
+    throw new RangeError("pollIntervalMs and retryDelayMs must be > 0, maxRetryDelayMs >= retryDelayMs");
+  }
+
+  let running: AbortController | undefined;
+  let loop: Promise<void> | undefined;
+  let kicked = false;
+  let wakeup: (() => void) | undefined;
+  let passesBegun = 0;
+  let rotation = 0;
+  let phase: Phase = "find";
+  const drainWaiters = new Set<DrainWaiter>();
+
+  function wake(): void {
+    const resolve = wakeup;
+    wakeup = undefined;
+    resolve?.();
+  }
+
+  /** Sleeps `ms`, or less when stopped; a kick ends it early only when `kickable`. */
+  async function sleep(ms: number, kickable: boolean, signal: AbortSignal): Promise<void> {
+    if (kickable && kicked) return;
+    const ended = new AbortController();
+    await new Promise<void>((resolve) => {
+      const end = (): void => {
+        ended.abort();
+        resolve();
+      };
+      if (kickable) wakeup = end;
+      void delay(ms, undefined, { signal: AbortSignal.any([signal, ended.signal]) }).then(end, end);
+    });
+    wakeup = undefined;
+  }
+
+  /** Removes the ids in `published` from `doc`, retrying on version conflicts. */
+  async function settle(
+    collection: Collection<OutboxCarrier>,
+    doc: OutboxCarrier,
+    published: ReadonlySet<string>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    let current: OutboxCarrier | undefined = doc;
+    while (current !== undefined) {
+      const remaining = current.outbox.filter((entry) => !published.has(entry.id));
+      if (remaining.length === 0 && current.outboxOnly === true) {
+        // The store has no conditional delete; an event-only document is never written again
+        // after its insert (see OutboxCarrier.outboxOnly), so nothing can be appended meanwhile.
+        await collection.delete(current._id, signal);
+        return;
+      }
+      const pending = remaining.length > 0;
+      if (remaining.length === current.outbox.length && current.outboxPending === pending) return;
+      const next: OutboxCarrier = {
+        ...current,
+        outbox: remaining,
+        outboxPending: pending,
+        _v: current._v + 1,
+      };
+      if (await collection.swap(next, current._v, signal)) return;
+      current = await collection.get(current._id, signal);
+    }
+  }
+
+  /** One pass; returns how many documents it handled. */
+  async function pass(signal: AbortSignal): Promise<number> {
+    phase = "find";
+    const picked: { readonly collection: Collection<OutboxCarrier>; readonly doc: OutboxCarrier }[] = [];
+    const order = [...collections.slice(rotation), ...collections.slice(0, rotation)];
+    rotation = collections.length === 0 ? 0 : (rotation + 1) % collections.length;
+    for (const collection of order) {
+      const room = batchSize - picked.length;
+      if (room === 0) break;
+      for (const doc of await collection.find({ outboxPending: true }, { limit: room, signal })) {
+        picked.push({ collection, doc });
+      }
+    }
+    if (picked.length === 0) return 0;
+    phase = "publish";
+    const records = picked.flatMap(({ doc }) => doc.outbox);
+    if (records.length > 0) await bus.publish(records, signal);
+    phase = "remove";
+    const published = new Set(records.map((record) => record.id));
+    for (const { collection, doc } of picked) await settle(collection, doc, published, signal);
+    return picked.length;
+  }
+
+  async function run(signal: AbortSignal): Promise<void> {
+    // A function, not the property: the compiler would narrow `signal.aborted` to false inside
+    // the loop, yet `stop()` flips it while a pass awaits.
+    const stopped = (): boolean => signal.aborted;
+    let failures = 0;
+    while (!stopped()) {
+      kicked = false;
+      const begun = ++passesBegun;
+      let handled: number;
+      try {
+        handled = await pass(signal);
+      } catch (error) {
+        if (stopped()) break;
+        failures += 1;
+        if (failures === 1) {
+          logger.error(
+            { err: error, phase },
+            "outbox relay: cannot move events (delayed, not lost); retrying with backoff",
+          );
+        }
+        await sleep(Math.min(maxRetryDelayMs, retryDelayMs * 2 ** (failures - 1)), false, signal);
+        continue;
+      }
+      if (failures > 0) {
+        logger.info({ failedPasses: failures }, "outbox relay: recovered, delayed events are moving again");
+        failures = 0;
+      }
+      if (handled === 0) {
+        for (const waiter of drainWaiters) {
+          if (waiter.after < begun) {
+            drainWaiters.delete(waiter);
+            waiter.resolve();
+          }
+        }
+        await sleep(pollIntervalMs, true, signal);
+      }
+    }
+  }
+
+  function kick(): void {
+    kicked = true;
+    wake();
+  }
+
+  function drain(signal?: AbortSignal): Promise<void> {
+    if (running === undefined) return Promise.reject(new Error("outbox relay is not running"));
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        drainWaiters.delete(waiter);
+        reject(signal?.reason as Error);
+      };
+      const waiter: DrainWaiter = {
+        after: passesBegun,
+        resolve: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      drainWaiters.add(waiter);
+      kick();
+    });
+  }
+
+  return {
+    start() {
+      if (running !== undefined) return;
+      const controller = new AbortController();
+      running = controller;
+      loop = run(controller.signal);
+    },
+    kick,
+    async stop() {
+      const controller = running;
+      if (controller === undefined) return;
+      running = undefined;
+      controller.abort(new Error("outbox relay stopped"));
+      wake();
+      await loop;
+      loop = undefined;
+      for (const waiter of drainWaiters) waiter.reject(new Error("outbox relay stopped before draining"));
+      drainWaiters.clear();
+    },
+    drain,
+  };
+}

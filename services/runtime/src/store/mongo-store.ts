@@ -1,0 +1,373 @@
+/**
+ * The document store on the `mongodb` driver: real MongoDB in clusters, FerretDB 1.24 (SQLite)
+ * in local tests. Filters, sorts and windows translate 1:1 to MongoDB queries; duplicate keys
+ * become `DuplicateKeyError`; the request's abort signal reaches every read (the driver accepts
+ * `signal` on find, findOne and countDocuments) and is checked before every write (the driver
+ * takes none there, and a write abandoned halfway would leave its outcome unknown).
+ *
+ * `swap` differs by backend, detected once per provider through `buildInfo` (FerretDB adds a
+ * `ferretdbVersion` field): see `MongoCollection.swap`.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  MongoClient,
+  MongoServerError,
+  type Collection as DriverCollection,
+  type Db,
+  type Filter as DriverFilter,
+  type Sort,
+} from "mongodb";
+import {
+  DuplicateKeyError,
+  type Collection,
+  type CollectionSpec,
+  type DocumentStore,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type StoreProvider,
+  type StoredDocument,
+  type VersionedDocument,
+} from "./document-store.js";
+
+export interface MongoStoreOptions {
+  readonly url: string;
+  /**
+   * Whether `swap` claims each version before writing it (see `MongoCollection.swap`).
+   * Detected when absent: on for FerretDB, off for MongoDB. Turning it on for MongoDB is safe
+   * (slower); turning it off for FerretDB loses updates under concurrency.
+   */
+  readonly versionClaims?: boolean;
+  /**
+   * How old a claim must be before a stuck document is rolled forward to it. Longer than any
+   * plausible pause between a winner's claim and its write. Default 5 s.
+   */
+  readonly claimTimeoutMs?: number;
+}
+
+type DocumentId = StoredDocument["_id"];
+
+/** What the driver sees of a stored document: our ids are strings or numbers, not ObjectIds. */
+interface DriverDocument {
+  readonly _id: DocumentId;
+  readonly [field: string]: unknown;
+}
+
+/** One claimed version of one document, in `<collection>.__versions`. */
+interface VersionClaim {
+  /** `<JSON of the document id>@<version>`: unique, so one claimer per version wins. */
+  readonly _id: string;
+  readonly docId: DocumentId;
+  /** Tells this claim from a later one with the same `_id`, so owners only delete their own. */
+  readonly token: string;
+  readonly claimedAt: Date;
+  /** The full document of the claimed version; rollers write exactly this. */
+  readonly doc: DriverDocument;
+  /** Set by a roller before it writes `doc`, so the winner knows its version got written. */
+  readonly rolledForward?: boolean;
+}
+
+const defaultClaimTimeoutMs = 5_000;
+
+/** A shallow copy: the driver adds fields to what it is given (e.g. a generated `_id`). */
+function toDriver(doc: StoredDocument): DriverDocument {
+  return { ...doc };
+}
+
+function claimId(id: DocumentId, version: number): string {
+  return `${JSON.stringify(id)}@${version}`;
+}
+
+function assertVersionStep(next: VersionedDocument, expected: number): void {
+  if (next._v !== expected + 1) {
+    throw new RangeError(`swap: next._v must be ${expected + 1} (expected + 1), got ${next._v}`);
+  }
+}
+
+function assertCount(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+  }
+}
+
+function sortOf<T>(options: FindOptions<T>): Sort {
+  const keys: [string, 1 | -1][] = (options.sort ?? []).map((key) => [key.field, key.direction]);
+  // Ties by _id ascending, as the port promises (and unless _id is a sort key already).
+  if (!keys.some(([field]) => field === "_id")) keys.push(["_id", 1]);
+  return keys;
+}
+
+class MongoCollection<T extends StoredDocument> implements Collection<T> {
+  private readonly versions: DriverCollection<VersionClaim>;
+
+  constructor(
+    private readonly name: string,
+    private readonly documents: DriverCollection<DriverDocument>,
+    db: Db,
+    private readonly uniqueIndexes: readonly (readonly string[])[],
+    private readonly ferretDb: boolean,
+    private readonly versionClaims: boolean,
+    private readonly claimTimeoutMs: number,
+  ) {
+    this.versions = db.collection<VersionClaim>(`${name}.__versions`);
+  }
+
+  async insert(doc: T, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    try {
+      await this.documents.insertOne(toDriver(doc));
+    } catch (error) {
+      throw await this.mapDuplicateKey(error, doc, true);
+    }
+  }
+
+  async get(id: T["_id"], signal?: AbortSignal): Promise<T | undefined> {
+    return ((await this.documents.findOne({ _id: id }, { signal })) ?? undefined) as unknown as T | undefined;
+  }
+
+  async findOne(filter: Filter<T>, options: FindOptions<T> = {}): Promise<T | undefined> {
+    const [first] = await this.find(filter, { ...options, limit: Math.min(options.limit ?? 1, 1) });
+    return first;
+  }
+
+  async find(filter: Filter<T>, options: FindOptions<T> = {}): Promise<T[]> {
+    assertCount("skip", options.skip);
+    assertCount("limit", options.limit);
+    options.signal?.throwIfAborted();
+    // The port's limit 0 means "no documents" (MongoDB's would mean "no limit").
+    if (options.limit === 0) return [];
+    const cursor = this.documents.find(filter as DriverFilter<DriverDocument>, {
+      sort: sortOf(options),
+      signal: options.signal,
+      ...(options.skip === undefined ? {} : { skip: options.skip }),
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+    });
+    return (await cursor.toArray()) as unknown as T[];
+  }
+
+  count(filter: Filter<T>, signal?: AbortSignal): Promise<number> {
+    return this.documents.countDocuments(filter, { signal });
+  }
+
+  async delete(id: T["_id"], signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
+    const deleted = (await this.documents.deleteOne({ _id: id })).deletedCount === 1;
+    // A later document with this id starts again at version 1: its claims must not be taken
+    // for leftovers of this one.
+    if (this.versionClaims) await this.versions.deleteMany({ docId: id });
+    return deleted;
+  }
+
+  /**
+   * Compare-and-set by `_v`.
+   *
+   * On MongoDB a conditional `replaceOne({ _id, _v: expected }, next)` is the whole story:
+   * single-document writes are atomic there.
+   *
+   * On FerretDB 1.24 that replace is a read, a check and a write without a lock (FerretDB
+   * issue #3040): two writers can both read version `expected`, both pass the check and both
+   * write, and one update is lost. Unique indexes, however, are atomic there. So a writer first
+   * claims the version it is about to create by inserting `<id>@<expected + 1>` into
+   * `<collection>.__versions`. Only one writer per version can win that insert; losers return
+   * false. The winner then does the conditional replace. Why that is enough: version k + 1 has
+   * exactly one writer, and whoever writes k + 2 read k + 1 first, i.e. after its write landed,
+   * so the unlocked read-check-write never races with another write of the same document.
+   *
+   * Recovery: a winner that dies between its claim and its write leaves the document stuck at
+   * `expected` behind a claim nobody will fulfil. A loser that finds the document still at
+   * `expected` and the claim older than `claimTimeoutMs` rolls the document forward to the
+   * claimed content, then returns false so that its caller re-reads. Concurrent rollers agree
+   * because they all write the same content (the claim's). Before writing, a roller marks the
+   * claim `rolledForward`, so a winner that was only slow, and whose own replace then finds the
+   * document already moved on, reports success rather than a failure that its caller would
+   * retry (which would apply the change twice).
+   *
+   * Residual window: a winner alive but stalled for longer than `claimTimeoutMs` between its
+   * claim and the end of its write may race with a roller (both writing the same content) and,
+   * if the next version is written while one of those two unlocked replaces is between its
+   * read and its write, the late one can set the document back to that content. That needs a
+   * multi-second stall inside a request, on the test backend only. Also, a claim left by a
+   * crash while its document was deleted and the id then reused could roll the new document
+   * forward; ids are not reused after delete in our services. Claim timestamps come from the
+   * claimers' clocks (one machine in tests).
+   *
+   * Claims are cleaned as they stop mattering: the winner of k + 1 deletes the claim of k, a
+   * failed winner deletes its own, `delete` deletes all claims of the document.
+   */
+  async swap(next: T & VersionedDocument, expected: number, signal?: AbortSignal): Promise<boolean> {
+    assertVersionStep(next, expected);
+    signal?.throwIfAborted();
+    if (!this.versionClaims) return this.replaceAt(next, expected);
+
+    const id = next._id;
+    const claim: VersionClaim = {
+      _id: claimId(id, next._v),
+      docId: id,
+      token: randomUUID(),
+      claimedAt: new Date(),
+      doc: toDriver(next),
+    };
+    try {
+      await this.versions.insertOne(claim);
+    } catch (error) {
+      if (!this.isDuplicateKey(error)) throw error;
+      await this.rollForwardIfStuck(claim._id, id, expected);
+      return false;
+    }
+
+    let stored: boolean;
+    try {
+      stored = await this.replaceAt(next, expected);
+    } catch (error) {
+      // A unique-index conflict: nothing was written, so release the version. Any other error
+      // leaves the outcome unknown: keep the claim, so that only this content can ever become
+      // that version (rolled forward if it was not written).
+      if (error instanceof DuplicateKeyError)
+        await this.versions.deleteOne({ _id: claim._id, token: claim.token });
+      throw error;
+    }
+    if (!stored) {
+      const mine = await this.versions.findOne({ _id: claim._id, token: claim.token });
+      if (mine?.rolledForward !== true) {
+        await this.versions.deleteOne({ _id: claim._id, token: claim.token });
+        return false;
+      }
+    }
+    await this.versions.deleteOne({ _id: claimId(id, expected) });
+    return true;
+  }
+
+  /** The conditional replace; true when the stored document was at `expected`. */
+  private async replaceAt(next: T & VersionedDocument, expected: number): Promise<boolean> {
+    try {
+      const result = await this.documents.replaceOne({ _id: next._id, _v: expected }, toDriver(next));
+      return result.matchedCount === 1;
+    } catch (error) {
+      throw await this.mapDuplicateKey(error, next, false);
+    }
+  }
+
+  /** The loser's side of `swap` on FerretDB: finish a claim whose winner seems gone. */
+  private async rollForwardIfStuck(id: string, docId: DocumentId, expected: number): Promise<void> {
+    const claim = await this.versions.findOne({ _id: id });
+    if (claim === null || Date.now() - claim.claimedAt.getTime() < this.claimTimeoutMs) return;
+    const current = await this.documents.findOne({ _id: docId }, { projection: { _v: 1 } });
+    if (current?.["_v"] !== expected) return;
+    const marked = await this.versions.updateOne(
+      { _id: id, token: claim.token },
+      { $set: { rolledForward: true } },
+    );
+    if (marked.matchedCount !== 1) return;
+    try {
+      await this.documents.replaceOne({ _id: docId, _v: expected }, claim.doc);
+    } catch (error) {
+      if (!this.isDuplicateKey(error)) throw error;
+      // The claimed content can never be stored; release the version so others can proceed.
+      await this.versions.deleteOne({ _id: id, token: claim.token });
+    }
+  }
+
+  /**
+   * FerretDB reports a unique-index violation by an update as an internal error carrying
+   * SQLite's message, not as code 11000.
+   */
+  private isDuplicateKey(error: unknown): boolean {
+    if (!(error instanceof MongoServerError)) return false;
+    return error.code === 11000 || (this.ferretDb && error.message.includes("UNIQUE constraint failed"));
+  }
+
+  /**
+   * `DuplicateKeyError` for a duplicate key, any other error unchanged. The key is MongoDB's
+   * `keyValue`; FerretDB sends none, so it is found by looking for the holder of each key.
+   */
+  private async mapDuplicateKey(error: unknown, doc: StoredDocument, checkId: boolean): Promise<unknown> {
+    if (!this.isDuplicateKey(error)) return error;
+    const keyValue: unknown = error instanceof MongoServerError ? error.errorResponse["keyValue"] : undefined;
+    if (typeof keyValue === "object" && keyValue !== null) {
+      return new DuplicateKeyError(this.name, JSON.stringify(keyValue));
+    }
+    const value = (field: string): unknown => (doc as unknown as Record<string, unknown>)[field] ?? null;
+    if (checkId && (await this.documents.countDocuments({ _id: doc._id }, { limit: 1 })) > 0) {
+      return new DuplicateKeyError(this.name, JSON.stringify({ _id: doc._id }));
+    }
+    for (const fields of this.uniqueIndexes) {
+      const key = Object.fromEntries(fields.map((field) => [field, value(field)]));
+      if ((await this.documents.countDocuments({ ...key, _id: { $ne: doc._id } }, { limit: 1 })) > 0) {
+        return new DuplicateKeyError(this.name, JSON.stringify(key));
+      }
+    }
+    return new DuplicateKeyError(this.name, error instanceof Error ? error.message : "unknown key");
+  }
+}
+
+interface Backend {
+  readonly ferretDb: boolean;
+  readonly versionClaims: boolean;
+}
+
+class MongoDocumentStore implements DocumentStore {
+  constructor(
+    private readonly db: Db,
+    private readonly backend: Backend,
+    private readonly claimTimeoutMs: number,
+  ) {}
+
+  async collection<T extends StoredDocument>(spec: CollectionSpec<T>): Promise<Collection<T>> {
+    const documents = this.db.collection<DriverDocument>(spec.name);
+    const indexes: readonly IndexSpec<T>[] = spec.indexes ?? [];
+    // createIndex is idempotent for an identical spec.
+    for (const index of indexes) {
+      await documents.createIndex(
+        index.fields.map((field): [string, 1] => [field, 1]),
+        { unique: index.unique ?? false },
+        {},
+      );
+    }
+    if (this.backend.versionClaims) {
+      await this.db.collection(`${spec.name}.__versions`).createIndex({ docId: 1 }, {}, {});
+    }
+    return new MongoCollection<T>(
+      spec.name,
+      documents,
+      this.db,
+      indexes.filter((index) => index.unique === true).map((index) => index.fields),
+      this.backend.ferretDb,
+      this.backend.versionClaims,
+      this.claimTimeoutMs,
+    );
+  }
+
+  /** The connection pool belongs to the provider; one database holds nothing of its own. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * One `MongoClient` (one connection pool) per provider; `open(name)` is that server's database
+ * `name`. No connection is made before the first `open`.
+ */
+export function createMongoStoreProvider(options: MongoStoreOptions): StoreProvider {
+  // ignoreUndefined: an undefined field is absent, as in the embedded store (not null).
+  const client = new MongoClient(options.url, { ignoreUndefined: true });
+  let backend: Promise<Backend> | undefined;
+  const detect = async (): Promise<Backend> => {
+    const info = await client.db("admin").command({ buildInfo: 1 });
+    const ferretDb = "ferretdbVersion" in info;
+    return { ferretDb, versionClaims: options.versionClaims ?? ferretDb };
+  };
+  return {
+    async open(database) {
+      backend ??= detect();
+      backend.catch(() => (backend = undefined));
+      return new MongoDocumentStore(
+        client.db(database),
+        await backend,
+        options.claimTimeoutMs ?? defaultClaimTimeoutMs,
+      );
+    },
+    close() {
+      return client.close();
+    },
+  };
+}
