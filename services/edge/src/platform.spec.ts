@@ -5,7 +5,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { loadPlatformConfig } from "@commerce/runtime/config/platform-config.js";
+import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { startPlatform, type RunningPlatform } from "./platform.js";
 
@@ -121,6 +124,27 @@ describe("startPlatform (embedded)", () => {
     } finally {
       directory.close();
     }
+  });
+
+  it("speaks the Connect protocol over HTTP/1.1 and gRPC-Web on the same port", async () => {
+    const profile = {
+      userId: 5151,
+      email: "web.client@example.test",
+      fullName: "Web",
+      phoneNo: "",
+      role: "CUSTOMER",
+      createdAt: "2026-01-02T03:04:05",
+    };
+    const overConnect = createClient(
+      DirectoryService,
+      createConnectTransport({ baseUrl: platform.grpcUrl, httpVersion: "1.1" }),
+    );
+    expect((await overConnect.createProfile(profile)).created).to.equal(true);
+    const overGrpcWeb = createClient(
+      DirectoryService,
+      createGrpcWebTransport({ baseUrl: platform.grpcUrl, httpVersion: "1.1" }),
+    );
+    expect((await overGrpcWeb.createProfile(profile)).created).to.equal(false);
   });
 
   it("keeps its data across a restart", async () => {

@@ -275,7 +275,7 @@ describe("createOutboxRelay", () => {
     await until(async () => (await orders.get("o-1"))?.outboxPending === false, "the outbox to empty");
   });
 
-  it("sends kicked events within milliseconds although the poll interval is a minute", async () => {
+  it("sends kicked events at once although the poll interval is a minute", async () => {
     const running = relay({ pollIntervalMs: 60_000 });
     await running.drain();
     const event = placed("o-1");
@@ -284,7 +284,8 @@ describe("createOutboxRelay", () => {
     running.kick();
     await until(() => delivered.length === 1, "the kicked event");
 
-    expect(performance.now() - kickedAt).to.be.below(500);
+    // Far below the one-minute poll: the kick, not the poll, sent it (loose bound for busy CI).
+    expect(performance.now() - kickedAt).to.be.below(10_000);
   });
 
   it("never runs two passes at once, however often it is kicked", async () => {
