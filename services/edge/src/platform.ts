@@ -7,6 +7,8 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { join } from "node:path";
 import { buildAuthService } from "@commerce/auth/server.js";
+import { buildOrderService } from "@commerce/order/server.js";
+import { buildProductService } from "@commerce/product/server.js";
 import { buildUserService } from "@commerce/user/server.js";
 import {
   generateJwtSecret,
@@ -86,6 +88,8 @@ export async function startPlatform({
   const modules: ServiceModule[] = [
     await buildAuthService(await contextFor("auth"), { jwtKey }),
     await buildUserService(await contextFor("user")),
+    await buildProductService(await contextFor("product")),
+    await buildOrderService(await contextFor("order")),
   ];
   const host: ServiceHost = createServiceHost({
     routes: modules,

@@ -16,7 +16,7 @@ type Operator = "$in" | "$ne" | "$gt" | "$gte" | "$lt" | "$lte";
 const operators: ReadonlySet<string> = new Set<Operator>(["$in", "$ne", "$gt", "$gte", "$lt", "$lte"]);
 
 /** Sort windows at most this large are selected in one pass instead of sorting everything. */
-const maxPartialSelection = 64;
+const maxPartialSelection = 256;
 
 /** A top-level field of a stored document (`undefined` when missing). */
 export function fieldOf(doc: StoredDocument, field: string): unknown {

@@ -1,0 +1,195 @@
+/**
+ * Orders placed per second through the edge: POST /api/orders with one line of one unit,
+ * spread over many distinct products, then all on one hot product (every order contends for
+ * the same stock). Figures only, never asserted, except that the hot product's stock must
+ * account for every order placed: a benchmark that oversells is not measuring anything.
+ *
+ * The platform runs in its own process (the caller starts it); the load comes from here with
+ * autocannon over loopback, bounded in time. Each run is preceded by a warm-up whose figures
+ * are discarded. Stock is seeded far above what a run can sell, so no order fails for lack of
+ * it.
+ */
+import autocannon from "autocannon";
+import { setTimeout as delay } from "node:timers/promises";
+import { formatResult, type LoadResult } from "./load.js";
+
+export interface OrderBenchOptions {
+  /** Concurrent connections (default 32). */
+  readonly connections?: number;
+  /** Measured seconds per scenario (default 8), after a 2 s warm-up. */
+  readonly seconds?: number;
+  /** Distinct products of the spread scenario (default 1000). */
+  readonly products?: number;
+  /** Distinct registered customers the orders come from (default 16). */
+  readonly buyers?: number;
+  /** Appended to each line's label, e.g. "(embedded)". */
+  readonly label?: string;
+}
+
+/** The contract's per-product stock ceiling: far above what a run sells (≈ 10^4 orders/s). */
+const seedStock = 1_000_000;
+const warmUpSeconds = 2;
+
+interface Seeded {
+  readonly productIds: readonly string[];
+  readonly tokens: readonly string[];
+}
+
+async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<unknown> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (token !== undefined) headers["authorization"] = `Bearer ${token}`;
+  const response = await fetch(new URL(path, baseUrl), {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return text === "" ? undefined : JSON.parse(text);
+}
+
+async function seedProducts(
+  baseUrl: string,
+  adminToken: string,
+  count: number,
+  stock: number,
+): Promise<string[]> {
+  const [category] = (await call(baseUrl, "GET", "/api/categories")) as { id: string }[];
+  if (category === undefined) throw new Error("the platform has no categories");
+  const ids: string[] = [];
+  const run = Date.now().toString(36);
+  for (let start = 0; start < count; start += 100) {
+    const drafts = Array.from({ length: Math.min(100, count - start) }, (_, i) => ({
+      name: `Bench product ${run}-${start + i}`,
+      price: 1 + ((start + i) % 100) / 4, // 1.00 … 25.75
+      stock,
+      brand: "Bench",
+      categoryId: category.id,
+    }));
+    const created = (await call(baseUrl, "POST", "/api/products/bulk", adminToken, drafts)) as {
+      ids: string[];
+    };
+    ids.push(...created.ids);
+  }
+  return ids;
+}
+
+async function registerBuyers(baseUrl: string, count: number): Promise<string[]> {
+  const run = `${Date.now().toString(36)}.${process.pid}`;
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const user = {
+        fullName: "Bench Buyer",
+        email: `buyer${i}.${run}@bench.test`,
+        phoneNo: "+919876543210",
+        password: "bench-buyer-password",
+      };
+      await call(baseUrl, "POST", "/api/auth/register", undefined, user);
+      const { token } = (await call(baseUrl, "POST", "/api/auth/login", undefined, {
+        email: user.email,
+        password: user.password,
+      })) as { token: string };
+      return token;
+    }),
+  );
+}
+
+/** One autocannon run of POST /api/orders; each request takes the next product and buyer in turn. */
+async function orderLoad(
+  baseUrl: string,
+  seeded: Seeded,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
+  let turn = 0;
+  const result = await autocannon({
+    url: new URL("/api/orders", baseUrl).toString(),
+    connections,
+    duration: seconds,
+    pipelining: 1,
+    requests: [
+      {
+        method: "POST",
+        setupRequest: (request) => {
+          turn += 1;
+          const productId = seeded.productIds[turn % seeded.productIds.length] ?? "";
+          const token = seeded.tokens[turn % seeded.tokens.length] ?? "";
+          return {
+            ...request,
+            headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+            body: JSON.stringify({ items: [{ productId, quantity: 1 }] }),
+          };
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function measureOrders(
+  baseUrl: string,
+  seeded: Seeded,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
+  await orderLoad(baseUrl, seeded, connections, warmUpSeconds);
+  return orderLoad(baseUrl, seeded, connections, seconds);
+}
+
+/**
+ * Seeds products and buyers on the platform at `baseUrl` (loopback only), runs both scenarios
+ * and returns the lines to print.
+ */
+export async function benchOrders(
+  baseUrl: string,
+  adminToken: string,
+  options: OrderBenchOptions = {},
+): Promise<string[]> {
+  const host = new URL(baseUrl).hostname;
+  if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") {
+    throw new Error(`load runs target loopback only, not ${host}`);
+  }
+  const connections = options.connections ?? 32;
+  const seconds = options.seconds ?? 8;
+  const productCount = options.products ?? 1000;
+  const label = options.label === undefined ? "" : ` ${options.label}`;
+
+  const tokens = await registerBuyers(baseUrl, options.buyers ?? 16);
+  const spread = await seedProducts(baseUrl, adminToken, productCount, seedStock);
+  const [hot] = await seedProducts(baseUrl, adminToken, 1, seedStock);
+  if (hot === undefined) throw new Error("the hot product was not created");
+
+  const lines: string[] = [];
+  const many = await measureOrders(baseUrl, { productIds: spread, tokens }, connections, seconds);
+  lines.push(formatResult(`POST /api/orders, ${productCount} products${label}`, many));
+  // Requests still in flight when a load stops finish on the server: let them land first.
+  await delay(1_000);
+  const ordersBefore = await orderCount(baseUrl, adminToken);
+  const one = await measureOrders(baseUrl, { productIds: [hot], tokens }, connections, seconds);
+  lines.push(formatResult(`POST /api/orders, one hot product${label}`, one));
+
+  await delay(1_000);
+  const placed = (await orderCount(baseUrl, adminToken)) - ordersBefore;
+  const { stock } = (await call(baseUrl, "GET", `/api/products/${hot}`)) as { stock: number };
+  lines.push(
+    `hot product: ${placed} orders, stock ${seedStock} → ${stock}` +
+      (seedStock - stock === placed ? " (consistent)" : ` (INCONSISTENT: ${seedStock - stock} units taken)`),
+  );
+  return lines;
+}
+
+async function orderCount(baseUrl: string, adminToken: string): Promise<number> {
+  return ((await call(baseUrl, "GET", "/api/orders", adminToken)) as unknown[]).length;
+}

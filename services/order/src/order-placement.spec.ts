@@ -1,0 +1,346 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { expect } from "chai";
+import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
+import type { Collection, DocumentStore, StoredDocument } from "@commerce/runtime/store/document-store.js";
+import { eventually } from "@commerce/runtime/testing/eventually.js";
+import {
+  codeOf,
+  startServiceHarness,
+  type ServiceHarness,
+} from "@commerce/runtime/testing/service-harness.js";
+import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
+import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
+import { createInventoryStandIn, type InventoryStandIn } from "./inventory-stand-in.js";
+import { buildOrderService, type OrderOptions } from "./server.js";
+
+const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
+const bob = { email: "bob@x.test", role: "CUSTOMER" as const };
+const admin = { email: "root@x.test", role: "ADMIN" as const };
+
+/** Makes the next insert into `orders` fail: before it reaches the store, or after it landed. */
+interface InsertFault {
+  next: "none" | "lost" | "unacknowledged";
+}
+
+function withInsertFault(store: DocumentStore, fault: InsertFault): DocumentStore {
+  return {
+    async collection<T extends StoredDocument>(spec: Parameters<DocumentStore["collection"]>[0]) {
+      const inner = (await store.collection(spec)) as Collection<T>;
+      if (spec.name !== "orders") return inner;
+      return {
+        get: (id, signal) => inner.get(id, signal),
+        findOne: (filter, options) => inner.findOne(filter, options),
+        find: (filter, options) => inner.find(filter, options),
+        count: (filter, signal) => inner.count(filter, signal),
+        swap: (next, expected, signal) => inner.swap(next, expected, signal),
+        delete: (id, signal) => inner.delete(id, signal),
+        async insert(doc, signal) {
+          const mode = fault.next;
+          fault.next = "none";
+          if (mode === "lost") throw new Error("connection reset before the write");
+          await inner.insert(doc, signal);
+          if (mode === "unacknowledged") throw new Error("connection reset after the write");
+        },
+      } satisfies Collection<T>;
+    },
+    close: () => store.close(),
+  };
+}
+
+async function startOrders(
+  inventory: InventoryStandIn,
+  options: OrderOptions = {},
+  fault: InsertFault = { next: "none" },
+): Promise<ServiceHarness> {
+  return startServiceHarness(
+    (ctx) => buildOrderService({ ...ctx, store: withInsertFault(ctx.store, fault) }, options),
+    [inventory],
+  );
+}
+
+async function failure(call: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await call;
+  } catch (error) {
+    return ConnectError.from(error);
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("Order service: placeOrder", () => {
+  let harness: ServiceHarness;
+  let inventory: InventoryStandIn;
+  let events: EventRecord[];
+  const fault: InsertFault = { next: "none" };
+
+  beforeEach(async () => {
+    inventory = createInventoryStandIn();
+    inventory.products.set("p-pen", { priceMinor: 1999, stock: 10, active: true });
+    inventory.products.set("p-ink", { priceMinor: 10, stock: 5, active: true });
+    inventory.products.set("p-old", { priceMinor: 500, stock: 5, active: false });
+    fault.next = "none";
+    events = [];
+    harness = await startOrders(inventory, { reservationTtlMs: 200 }, fault);
+    await harness.bus.subscribe({
+      group: "spy",
+      topics: ["order-events"],
+      handler: (record) => {
+        events.push(record);
+        return Promise.resolve();
+      },
+    });
+  });
+  afterEach(() => harness.close());
+
+  const orders = (caller: { email: string; role: "CUSTOMER" | "ADMIN" } = alice) =>
+    harness.client(OrderService, caller);
+  const stockOf = (id: string): number | undefined => inventory.products.get(id)?.stock;
+  const allOrders = async (): Promise<string[]> =>
+    (await orders(admin).listOrders({})).orders.map((o) => o.orderId);
+
+  it("computes the total in minor units (3 × 19.99 + 5 × 0.10 = 60.47) and takes the stock", async () => {
+    const placed = await orders().placeOrder({
+      items: [
+        { productId: "p-pen", quantity: 3 },
+        { productId: "p-ink", quantity: 5 },
+      ],
+    });
+    expect(placed.orderId).to.match(/^ord_[A-Za-z0-9_-]{22}$/);
+    expect(placed.status).to.equal("CREATED");
+    expect(placed.totalAmount).to.equal(60.47);
+    expect(stockOf("p-pen")).to.equal(7);
+    expect(stockOf("p-ink")).to.equal(0);
+    const single = await orders().placeOrder({ items: [{ productId: "p-pen", quantity: 3 }] });
+    expect(single.totalAmount).to.equal(59.97);
+    expect(JSON.stringify({ total: single.totalAmount })).to.equal('{"total":59.97}');
+  });
+
+  it("keeps each line's unit price at placement, whatever the price becomes", async () => {
+    const { orderId } = await orders().placeOrder({ items: [{ productId: "p-pen", quantity: 2 }] });
+    const pen = inventory.products.get("p-pen");
+    if (pen !== undefined) pen.priceMinor = 2500;
+    const order = await orders().getOrder({ orderId });
+    expect(order.totalAmount).to.equal(39.98);
+    expect(
+      order.items.map((i) => ({ productId: i.productId, quantity: i.quantity, price: i.price })),
+    ).to.deep.equal([{ productId: "p-pen", quantity: 2, price: 19.99 }]);
+    expect(order).to.include({ orderId, customerId: alice.email, status: "CREATED" });
+    expect(order.orderDate).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+  });
+
+  it("publishes ORDER_PLACED with the order's fields, keyed by the order id", async () => {
+    const { orderId } = await orders().placeOrder({ items: [{ productId: "p-pen", quantity: 3 }] });
+    const [placed] = await eventually(() => (events.length > 0 ? events : undefined), 5_000, "ORDER_PLACED");
+    expect(placed).to.include({
+      type: "ORDER_PLACED",
+      topic: "order-events",
+      source: "/commerce/order",
+      subject: orderId,
+    });
+    const data = JSON.parse(placed?.data ?? "{}") as Record<string, unknown>;
+    expect(data).to.include({ orderId, customerId: alice.email, totalAmount: 59.97 });
+    expect(data["items"]).to.deep.equal([{ productId: "p-pen", quantity: 3, price: 19.99 }]);
+  });
+
+  it("answers NOT_FOUND for an unknown or inactive product and reserves nothing", async () => {
+    for (const productId of ["p-none", "p-old"]) {
+      const error = await failure(
+        orders().placeOrder({
+          items: [
+            { productId: "p-pen", quantity: 1 },
+            { productId, quantity: 1 },
+          ],
+        }),
+      );
+      expect(error.code).to.equal(Code.NotFound);
+      expect(error.rawMessage).to.equal(`product not found: ${productId}`);
+    }
+    expect(inventory.reserveCalls).to.deep.equal([]);
+    expect(stockOf("p-pen")).to.equal(10);
+    expect(await allOrders()).to.deep.equal([]);
+  });
+
+  it("refuses quantities above stock with INVALID_ARGUMENT and leaves stock and orders unchanged", async () => {
+    const error = await failure(
+      orders().placeOrder({
+        items: [
+          { productId: "p-pen", quantity: 1 },
+          { productId: "p-ink", quantity: 6 },
+        ],
+      }),
+    );
+    expect(error.code).to.equal(Code.InvalidArgument);
+    expect(error.rawMessage).to.equal("insufficient stock for product p-ink");
+    expect(inventory.reserveCalls).to.deep.equal([]); // visibly short: no reservation attempted
+    expect([stockOf("p-pen"), stockOf("p-ink")]).to.deep.equal([10, 5]);
+    expect(await allOrders()).to.deep.equal([]);
+  });
+
+  it("refuses when the reservation comes back short, writing no order", async () => {
+    const ink = inventory.products.get("p-ink");
+    if (ink !== undefined) ink.reportedStock = 100; // the lookup saw stock that is gone now
+    const error = await failure(orders().placeOrder({ items: [{ productId: "p-ink", quantity: 6 }] }));
+    expect(error.code).to.equal(Code.InvalidArgument);
+    expect(error.rawMessage).to.equal("insufficient stock for product p-ink");
+    expect(inventory.reserveCalls).to.have.length(1);
+    expect(stockOf("p-ink")).to.equal(5);
+    expect(await allOrders()).to.deep.equal([]);
+  });
+
+  it("answers NOT_FOUND for a product deactivated between the price lookup and the reservation", async () => {
+    inventory.beforeReserve = () => {
+      const pen = inventory.products.get("p-pen");
+      if (pen !== undefined) pen.active = false;
+    };
+    const error = await failure(
+      orders().placeOrder({
+        items: [
+          { productId: "p-ink", quantity: 1 },
+          { productId: "p-pen", quantity: 1 },
+        ],
+      }),
+    );
+    expect(error.code).to.equal(Code.NotFound);
+    expect(error.rawMessage).to.equal("product not found: p-pen");
+    expect([stockOf("p-pen"), stockOf("p-ink")]).to.deep.equal([10, 5]);
+    expect(await allOrders()).to.deep.equal([]);
+  });
+
+  it("refuses a product on two lines with INVALID_ARGUMENT before asking the Product service", async () => {
+    const error = await failure(
+      orders().placeOrder({
+        items: [
+          { productId: "p-pen", quantity: 1 },
+          { productId: "p-pen", quantity: 2 },
+        ],
+      }),
+    );
+    expect(error.code).to.equal(Code.InvalidArgument);
+    expect(error.rawMessage).to.equal("duplicate product in items: p-pen (one line per product)");
+    expect(inventory.lookups).to.deep.equal([]);
+  });
+
+  it("validates the request: no items, quantity 0, more than 1000", async () => {
+    for (const items of [
+      [],
+      [{ productId: "p-pen", quantity: 0 }],
+      [{ productId: "p-pen", quantity: 1001 }],
+    ]) {
+      expect(await codeOf(orders().placeOrder({ items }))).to.equal(Code.InvalidArgument);
+    }
+    expect(inventory.lookups).to.deep.equal([]);
+  });
+
+  it("refuses anonymous callers with UNAUTHENTICATED", async () => {
+    expect(
+      await codeOf(harness.client(OrderService).placeOrder({ items: [{ productId: "p-pen", quantity: 1 }] })),
+    ).to.equal(Code.Unauthenticated);
+  });
+
+  it("answers UNAVAILABLE when the Product service is down, and writes nothing", async () => {
+    inventory.down.add("getProductsForOrder");
+    expect(await codeOf(orders().placeOrder({ items: [{ productId: "p-pen", quantity: 1 }] }))).to.equal(
+      Code.Unavailable,
+    );
+    inventory.down.clear();
+    inventory.down.add("reserveStock");
+    expect(await codeOf(orders().placeOrder({ items: [{ productId: "p-pen", quantity: 1 }] }))).to.equal(
+      Code.Unavailable,
+    );
+    expect(inventory.releaseCalls).to.have.length(1); // a reservation of unknown outcome is released
+    expect(await allOrders()).to.deep.equal([]);
+  });
+
+  it("gives up and releases when the reservation is older than half the TTL", async () => {
+    inventory.reserveDelayMs = 150; // TTL 200 ms in this suite
+    const error = await failure(orders().placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] }));
+    expect(error.code).to.equal(Code.Unavailable);
+    expect(inventory.releaseCalls).to.deep.equal(inventory.reserveCalls);
+    expect(stockOf("p-pen")).to.equal(10);
+    expect(await allOrders()).to.deep.equal([]);
+  });
+
+  it("releases the stock when the order cannot be written, and the id stays unusable", async () => {
+    fault.next = "lost";
+    const error = await failure(orders().placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] }));
+    expect(error.code).to.equal(Code.Unavailable);
+    const [orderId = ""] = inventory.reserveCalls;
+    expect(inventory.releaseCalls).to.deep.equal([orderId]);
+    expect(stockOf("p-pen")).to.equal(10);
+    expect(await allOrders()).to.deep.equal([]);
+    expect(await codeOf(orders(admin).getOrder({ orderId }))).to.equal(Code.NotFound);
+    expect(await codeOf(harness.client(PayableOrderService).getPayableOrder({ orderId }))).to.equal(
+      Code.NotFound,
+    );
+  });
+
+  it("keeps an order whose write landed though its acknowledgement was lost", async () => {
+    fault.next = "unacknowledged";
+    const placed = await orders().placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] });
+    expect(inventory.releaseCalls).to.deep.equal([]);
+    expect(stockOf("p-pen")).to.equal(6);
+    expect(await allOrders()).to.deep.equal([placed.orderId]);
+  });
+});
+
+describe("Order service: reading orders", () => {
+  let harness: ServiceHarness;
+  let inventory: InventoryStandIn;
+
+  beforeEach(async () => {
+    inventory = createInventoryStandIn();
+    inventory.products.set("p-pen", { priceMinor: 1999, stock: 100, active: true });
+    harness = await startOrders(inventory);
+  });
+  afterEach(() => harness.close());
+
+  const place = async (caller: typeof alice, quantity: number): Promise<string> =>
+    (await harness.client(OrderService, caller).placeOrder({ items: [{ productId: "p-pen", quantity }] }))
+      .orderId;
+
+  it("lets the owner and admins read an order, and refuses other customers with PERMISSION_DENIED", async () => {
+    const orderId = await place(alice, 1);
+    expect((await harness.client(OrderService, alice).getOrder({ orderId })).customerId).to.equal(
+      alice.email,
+    );
+    expect((await harness.client(OrderService, admin).getOrder({ orderId })).customerId).to.equal(
+      alice.email,
+    );
+    const error = await failure(harness.client(OrderService, bob).getOrder({ orderId }));
+    expect(error.code).to.equal(Code.PermissionDenied);
+    expect(error.rawMessage).to.equal("this order belongs to another customer");
+    expect(await codeOf(harness.client(OrderService, alice).getOrder({ orderId: "ord_unknown" }))).to.equal(
+      Code.NotFound,
+    );
+  });
+
+  it("lists a customer's own orders newest first, and every order for admins only", async () => {
+    const first = await place(alice, 1);
+    const second = await place(bob, 2);
+    const third = await place(alice, 3);
+    const mine = (await harness.client(OrderService, alice).listMyOrders({})).orders;
+    expect(mine.map((o) => [o.orderId, o.status, o.totalAmount])).to.deep.equal([
+      [third, "CREATED", 59.97],
+      [first, "CREATED", 19.99],
+    ]);
+    const all = (await harness.client(OrderService, admin).listOrders({})).orders;
+    expect(all.map((o) => o.orderId)).to.have.members([first, second, third]);
+    expect(all[0]?.orderId).to.equal(third);
+    expect(all.find((o) => o.orderId === second)).to.include({ customerId: bob.email, totalAmount: 39.98 });
+    expect(await codeOf(harness.client(OrderService, alice).listOrders({}))).to.equal(Code.PermissionDenied);
+  });
+
+  it("answers GetPayableOrder with the total in minor units, and NOT_FOUND for an unknown id", async () => {
+    const orderId = await place(alice, 3);
+    const payable = await harness.client(PayableOrderService).getPayableOrder({ orderId });
+    expect([payable.orderId, payable.customerId, payable.status, payable.totalMinor]).to.deep.equal([
+      orderId,
+      alice.email,
+      "CREATED",
+      5997n,
+    ]);
+    expect(
+      await codeOf(harness.client(PayableOrderService).getPayableOrder({ orderId: "ord_nope" })),
+    ).to.equal(Code.NotFound);
+  });
+});

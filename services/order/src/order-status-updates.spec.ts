@@ -1,0 +1,217 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { expect } from "chai";
+import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
+import { eventually } from "@commerce/runtime/testing/eventually.js";
+import {
+  codeOf,
+  startServiceHarness,
+  type ServiceHarness,
+} from "@commerce/runtime/testing/service-harness.js";
+import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
+import { createInventoryStandIn, type InventoryStandIn } from "./inventory-stand-in.js";
+import { orderStatuses, type OrderStatus } from "./order-status.js";
+import { buildOrderService } from "./server.js";
+
+const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
+const admin = { email: "root@x.test", role: "ADMIN" as const };
+
+describe("Order service: updateOrderStatus", () => {
+  let harness: ServiceHarness;
+  let inventory: InventoryStandIn;
+  let events: EventRecord[];
+
+  beforeEach(async () => {
+    inventory = createInventoryStandIn();
+    inventory.products.set("p-pen", { priceMinor: 1999, stock: 100, active: true });
+    events = [];
+    harness = await startServiceHarness(
+      (ctx) => buildOrderService(ctx, { releaseRetryIntervalMs: 50 }),
+      [inventory],
+    );
+    await harness.bus.subscribe({
+      group: "spy",
+      topics: ["order-events"],
+      handler: (record) => {
+        events.push(record);
+        return Promise.resolve();
+      },
+    });
+  });
+  afterEach(() => harness.close());
+
+  const orders = () => harness.client(OrderService, admin);
+  const stock = (): number | undefined => inventory.products.get("p-pen")?.stock;
+  const statusOf = async (orderId: string): Promise<string> => (await orders().getOrder({ orderId })).status;
+  const updatesOf = (orderId: string): Record<string, unknown>[] =>
+    events
+      .filter((e) => e.type === "ORDER_STATUS_UPDATED" && e.subject === orderId)
+      .map((e) => JSON.parse(e.data) as Record<string, unknown>);
+
+  /** An order of 4 pens, moved along the allowed path to `status`. */
+  async function orderIn(status: OrderStatus): Promise<string> {
+    const { orderId } = await harness
+      .client(OrderService, alice)
+      .placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] });
+    const path: OrderStatus[] =
+      status === "CREATED" ? [] : status === "CONFIRMED" ? ["CONFIRMED"] : ["CONFIRMED", "CANCELLED"];
+    for (const step of path) await orders().updateOrderStatus({ orderId, status: step });
+    return orderId;
+  }
+
+  const expected: Record<OrderStatus, Record<OrderStatus, Code | "ok">> = {
+    CREATED: { CREATED: Code.InvalidArgument, CONFIRMED: "ok", CANCELLED: Code.AlreadyExists },
+    CONFIRMED: { CREATED: Code.InvalidArgument, CONFIRMED: Code.AlreadyExists, CANCELLED: "ok" },
+    CANCELLED: {
+      CREATED: Code.InvalidArgument,
+      CONFIRMED: Code.AlreadyExists,
+      CANCELLED: Code.AlreadyExists,
+    },
+  };
+  for (const from of orderStatuses) {
+    for (const to of orderStatuses) {
+      const outcome = expected[from][to];
+      const what =
+        outcome === "ok"
+          ? "moves"
+          : outcome === Code.AlreadyExists
+            ? "refuses with a conflict (409)"
+            : "refuses as invalid input (400: not a requestable status)";
+      it(`${what}: ${from} → ${to}`, async () => {
+        const orderId = await orderIn(from);
+        const call = orders().updateOrderStatus({ orderId, status: to });
+        if (outcome === "ok") {
+          expect((await call).message).to.equal("order status updated");
+          expect(await statusOf(orderId)).to.equal(to);
+          return;
+        }
+        let error: ConnectError | undefined;
+        try {
+          await call;
+        } catch (caught) {
+          error = ConnectError.from(caught);
+        }
+        expect(error?.code).to.equal(outcome);
+        if (outcome === Code.AlreadyExists) {
+          expect(error?.rawMessage).to.equal(`invalid status transition: ${from} to ${to}`);
+        }
+        expect(await statusOf(orderId)).to.equal(from);
+      });
+    }
+  }
+
+  it("refuses customers with PERMISSION_DENIED, an unknown status value as invalid, an unknown order as not found", async () => {
+    const orderId = await orderIn("CREATED");
+    expect(
+      await codeOf(harness.client(OrderService, alice).updateOrderStatus({ orderId, status: "CONFIRMED" })),
+    ).to.equal(Code.PermissionDenied);
+    expect(await codeOf(orders().updateOrderStatus({ orderId, status: "SHIPPED" }))).to.equal(
+      Code.InvalidArgument,
+    );
+    expect(await codeOf(orders().updateOrderStatus({ orderId, status: "confirmed" }))).to.equal(
+      Code.InvalidArgument,
+    );
+    expect(
+      await codeOf(orders().updateOrderStatus({ orderId: "ord_unknown", status: "CONFIRMED" })),
+    ).to.equal(Code.NotFound);
+    expect(await statusOf(orderId)).to.equal("CREATED");
+  });
+
+  it("publishes ORDER_STATUS_UPDATED with the previous and the new status", async () => {
+    const orderId = await orderIn("CONFIRMED");
+    const [update] = await eventually(() => (updatesOf(orderId).length > 0 ? updatesOf(orderId) : undefined));
+    expect(update).to.include({
+      orderId,
+      customerId: alice.email,
+      previousStatus: "CREATED",
+      status: "CONFIRMED",
+      totalAmount: 79.96,
+    });
+    expect(update?.["updatedAt"]).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+  });
+
+  it("lets exactly one of many concurrent confirmations win, with one event", async () => {
+    const orderId = await orderIn("CREATED");
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => orders().updateOrderStatus({ orderId, status: "CONFIRMED" })),
+    );
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    const lost = outcomes.flatMap((o) => (o.status === "rejected" ? [ConnectError.from(o.reason).code] : []));
+    expect(won).to.have.length(1);
+    expect(lost).to.deep.equal(Array.from({ length: 9 }, () => Code.AlreadyExists));
+    await eventually(() => (updatesOf(orderId).length > 0 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // time for a wrong second event
+    expect(updatesOf(orderId)).to.have.length(1);
+  });
+
+  it("cancels once under concurrent cancellations, returning the stock once", async () => {
+    const orderId = await orderIn("CONFIRMED");
+    expect(stock()).to.equal(96);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => orders().updateOrderStatus({ orderId, status: "CANCELLED" })),
+    );
+    expect(outcomes.filter((o) => o.status === "fulfilled")).to.have.length(1);
+    expect(stock()).to.equal(100);
+    expect(inventory.releasesOf(orderId)).to.equal(1);
+  });
+
+  it("releases a cancelled order's stock exactly once, even when cancelled twice", async () => {
+    const orderId = await orderIn("CONFIRMED");
+    await orders().updateOrderStatus({ orderId, status: "CANCELLED" });
+    expect(await codeOf(orders().updateOrderStatus({ orderId, status: "CANCELLED" }))).to.equal(
+      Code.AlreadyExists,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200)); // several passes of the retry loop
+    expect(inventory.releasesOf(orderId)).to.equal(1);
+    expect(stock()).to.equal(100);
+  });
+
+  it("still cancels while the Product service is down, and returns the stock once it is back", async () => {
+    const orderId = await orderIn("CONFIRMED");
+    inventory.down.add("releaseStock");
+    await orders().updateOrderStatus({ orderId, status: "CANCELLED" });
+    expect(await statusOf(orderId)).to.equal("CANCELLED");
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the loop keeps failing meanwhile
+    expect(stock()).to.equal(96);
+    inventory.down.clear();
+    await eventually(() => (stock() === 100 ? true : undefined), 5_000, "the stock to come back");
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the marker is cleared: no more calls
+    expect(inventory.releasesOf(orderId)).to.equal(1);
+  });
+});
+
+describe("Order service: stock releases left pending by a previous run", () => {
+  it("are finished by the next instance as soon as it starts", async () => {
+    const inventory = createInventoryStandIn();
+    inventory.products.set("p-pen", { priceMinor: 1999, stock: 10, active: true });
+    // Loops that would not run again during the test: only start-up can finish the release.
+    const options = { releaseRetryIntervalMs: 600_000 };
+    const first = await startServiceHarness((ctx) => buildOrderService(ctx, options), [inventory]);
+    try {
+      const { orderId } = await first
+        .client(OrderService, alice)
+        .placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] });
+      inventory.down.add("releaseStock");
+      await first.client(OrderService, admin).updateOrderStatus({ orderId, status: "CONFIRMED" });
+      await first.client(OrderService, admin).updateOrderStatus({ orderId, status: "CANCELLED" });
+      expect(inventory.products.get("p-pen")?.stock).to.equal(6);
+      inventory.down.clear();
+      // A new instance on the same database, as after a crash and restart.
+      const second = await startServiceHarness(
+        (ctx) => buildOrderService({ ...ctx, store: first.context.store }, options),
+        [inventory],
+      );
+      try {
+        await eventually(
+          () => (inventory.products.get("p-pen")?.stock === 10 ? true : undefined),
+          5_000,
+          "the stock to come back",
+        );
+        expect(inventory.releasesOf(orderId)).to.equal(1);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+    }
+  });
+});

@@ -1,0 +1,317 @@
+/**
+ * The Order domain: placing an order against the Product service's stock, reading orders
+ * (owner or admin), the admin's status moves, and the internal lookup other services use.
+ *
+ * Placement, step by step (docs/decisions.md "Orders"):
+ *   1. one line per product (a repeated product is refused: 400);
+ *   2. current prices and activity from the Product service (unknown or inactive: 404);
+ *   3. the total in integer minor units, each line keeping its unit price;
+ *   4. a new opaque order id, and `ReserveStock` for all lines or none (short: 400);
+ *   5. the order document, with ORDER_PLACED in its outbox, in one insert.
+ * A reservation whose order never gets written is released: by us when the insert fails, or
+ * by the Product service's sweeper, which releases HELD reservations older than a TTL whose
+ * order `GetPayableOrder` does not find. So we never start the insert once the reservation is
+ * older than half that TTL: an order the sweeper might already consider missing is never
+ * written.
+ */
+import { performance } from "node:perf_hooks";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import {
+  conflict,
+  forbidden,
+  invalid,
+  notFound,
+  unavailable,
+} from "@commerce/runtime/errors/domain-error.js";
+import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { Caller } from "@commerce/runtime/identity/caller.js";
+import type { Logger } from "@commerce/runtime/logging/logger.js";
+import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
+import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import {
+  OrderPlacedSchema,
+  OrderStatusUpdatedSchema,
+} from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
+import type {
+  InventoryService,
+  PricedProduct,
+} from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import { amountOf, minorUnits } from "./money.js";
+import { canMove, type OrderStatus } from "./order-status.js";
+import { newOrderId, type OrderCollections, type OrderDocument, type OrderItem } from "./order-store.js";
+import type { StockReleases } from "./stock-releases.js";
+
+export interface OrderLineRequest {
+  readonly productId: string;
+  readonly quantity: number;
+}
+
+export interface Orders {
+  placeOrder(caller: Caller, lines: readonly OrderLineRequest[], signal: AbortSignal): Promise<OrderDocument>;
+  /** The owner's or, for an admin, anyone's order. */
+  getOrder(caller: Caller, orderId: string, signal: AbortSignal): Promise<OrderDocument>;
+  /** Newest first. */
+  listMyOrders(caller: Caller, signal: AbortSignal): Promise<OrderDocument[]>;
+  /** Every order, newest first (admin). */
+  listOrders(signal: AbortSignal): Promise<OrderDocument[]>;
+  /** An admin's move; cancelling also returns the order's stock. */
+  updateStatus(orderId: string, status: OrderStatus, signal: AbortSignal): Promise<void>;
+  /** Internal lookup (Payment; the Product service's reservation sweeper). */
+  getPayableOrder(orderId: string, signal: AbortSignal): Promise<OrderDocument>;
+}
+
+export interface OrdersDeps {
+  readonly collections: OrderCollections;
+  readonly inventory: Client<typeof InventoryService>;
+  readonly stockReleases: StockReleases;
+  readonly events: EventFactory;
+  /** Wakes the outbox relay after a write that carries events. */
+  readonly eventsWritten: () => void;
+  /** The Product service's reservation TTL: after it, an orderless reservation is released. */
+  readonly reservationTtlMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** Compare-and-set attempts against concurrent writers before answering 409. */
+const maxSwapAttempts = 20;
+
+const newestFirst = [
+  { field: "placedAt", direction: -1 },
+  { field: "_id", direction: -1 },
+] as const;
+
+export function createOrders(deps: OrdersDeps): Orders {
+  const { orders } = deps.collections;
+  const { inventory, logger } = deps;
+  let lastPlacedAt = 0;
+
+  /**
+   * Epoch milliseconds, strictly increasing within this process (steps of 1 µs inside one
+   * millisecond), so that "newest first" is exact for orders placed back to back.
+   */
+  function placementTime(now: Date): number {
+    lastPlacedAt = Math.max(now.getTime(), lastPlacedAt + 0.001);
+    return lastPlacedAt;
+  }
+
+  async function liveOrder(orderId: string, signal?: AbortSignal): Promise<OrderDocument> {
+    const order = await orders.get(orderId, signal);
+    if (order === undefined || order.status === "ABANDONED") throw notFound("order not found");
+    return order;
+  }
+
+  async function priceLines(lines: readonly OrderLineRequest[], signal: AbortSignal): Promise<OrderItem[]> {
+    let products: PricedProduct[];
+    try {
+      ({ products } = await inventory.getProductsForOrder(
+        { productIds: lines.map((line) => line.productId) },
+        { signal },
+      ));
+    } catch (error) {
+      throw unavailable("the product service is unavailable; retry", error);
+    }
+    const byId = new Map(products.map((product) => [product.productId, product]));
+    const items = lines.map((line) => {
+      const product = byId.get(line.productId);
+      if (product === undefined || !product.active) throw notFound(`product not found: ${line.productId}`);
+      return { product, line };
+    });
+    // Refused before reserving anything when the stock is visibly short; ReserveStock decides
+    // in every other case.
+    for (const { product, line } of items) {
+      if (product.stock < line.quantity) throw insufficientStock(line.productId);
+    }
+    return items.map(({ product, line }) => ({
+      productId: line.productId,
+      quantity: line.quantity,
+      unitPriceMinor: minorUnits(product.unitPriceMinor),
+    }));
+  }
+
+  /** The NOT_FOUND of a line whose product went away between the lookup and the reservation. */
+  async function missingProduct(items: readonly OrderItem[], signal: AbortSignal): Promise<Error> {
+    try {
+      const { products } = await inventory.getProductsForOrder(
+        { productIds: items.map((item) => item.productId) },
+        { signal },
+      );
+      const active = new Set(products.filter((p) => p.active).map((p) => p.productId));
+      const gone = items.find((item) => !active.has(item.productId));
+      if (gone !== undefined) return notFound(`product not found: ${gone.productId}`);
+    } catch {
+      // The answer stays NOT_FOUND, only less precise.
+    }
+    return notFound("product not found");
+  }
+
+  /** Best effort: if it fails, the Product service's sweeper releases the reservation. */
+  async function releaseQuietly(orderId: string): Promise<void> {
+    try {
+      await inventory.releaseStock({ orderId });
+    } catch (error) {
+      logger.warn({ err: error, orderId }, "reservation not released now; the product sweeper will");
+    }
+  }
+
+  /**
+   * After a failed insert: did the order land anyway (a lost acknowledgement)? A tombstone
+   * under the same id answers for good. If the tombstone goes in, the order never can, and the
+   * stock is released; if its id is taken, the order is there.
+   */
+  async function settleFailedInsert(order: OrderDocument): Promise<"landed" | "abandoned" | "unknown"> {
+    try {
+      await orders.insert({ ...order, status: "ABANDONED", outbox: [], outboxPending: false });
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) return "landed";
+      logger.error({ err: error, orderId: order._id }, "cannot tell whether an order was written");
+      return "unknown";
+    }
+    await releaseQuietly(order._id);
+    return "abandoned";
+  }
+
+  return {
+    async placeOrder(caller, lines, signal) {
+      const seen = new Set<string>();
+      for (const { productId } of lines) {
+        if (seen.has(productId)) {
+          throw invalid(`duplicate product in items: ${productId} (one line per product)`);
+        }
+        seen.add(productId);
+      }
+      const items = await priceLines(lines, signal);
+      const totalMinor = items.reduce((sum, item) => sum + item.unitPriceMinor * item.quantity, 0);
+      const orderId = newOrderId();
+
+      // Measured from before the request leaves: never younger than the Product's own record.
+      const reservingSince = performance.now();
+      let reservation: { reserved: boolean; shortProductId: string };
+      try {
+        reservation = await inventory.reserveStock(
+          { orderId, lines: items.map(({ productId, quantity }) => ({ productId, quantity })) },
+          { signal },
+        );
+      } catch (error) {
+        // A product deactivated since the lookup: refused, nothing taken.
+        if (ConnectError.from(error).code === Code.NotFound) throw await missingProduct(items, signal);
+        await releaseQuietly(orderId); // it may have been taken before the failure
+        throw unavailable("the product service is unavailable; retry", error);
+      }
+      if (!reservation.reserved) {
+        // No short product: the Product service gave the reservation up as too slow.
+        if (reservation.shortProductId === "") throw tooSlow();
+        throw insufficientStock(reservation.shortProductId);
+      }
+      if (performance.now() - reservingSince > deps.reservationTtlMs / 2) {
+        await releaseQuietly(orderId);
+        throw tooSlow();
+      }
+
+      const now = deps.clock();
+      const orderDate = formatTimestamp(now);
+      const placed = deps.events.event(
+        OrderPlacedSchema,
+        {
+          orderId,
+          customerId: caller.email,
+          totalAmount: amountOf(totalMinor),
+          items: items.map((item) => ({
+            productId: item.productId,
+            quantity: item.quantity,
+            price: amountOf(item.unitPriceMinor),
+          })),
+          orderDate,
+        },
+        orderId,
+      );
+      const order: OrderDocument = {
+        _id: orderId,
+        _v: 1,
+        customerId: caller.email,
+        status: "CREATED",
+        orderDate,
+        placedAt: placementTime(now),
+        totalMinor,
+        items,
+        stockReleasePending: false,
+        outbox: [placed],
+        outboxPending: true,
+      };
+      try {
+        await orders.insert(order, signal);
+      } catch (error) {
+        if ((await settleFailedInsert(order)) !== "landed") {
+          throw unavailable("the order could not be stored; retry", error);
+        }
+      }
+      deps.eventsWritten();
+      return order;
+    },
+
+    async getOrder(caller, orderId, signal) {
+      const order = await liveOrder(orderId, signal);
+      if (caller.role !== "ADMIN" && order.customerId !== caller.email) {
+        throw forbidden("this order belongs to another customer");
+      }
+      return order;
+    },
+
+    listMyOrders(caller, signal) {
+      return orders.find(
+        { customerId: caller.email, status: { $ne: "ABANDONED" } },
+        { sort: newestFirst, signal },
+      );
+    },
+
+    listOrders(signal) {
+      return orders.find({ status: { $ne: "ABANDONED" } }, { sort: newestFirst, signal });
+    },
+
+    async updateStatus(orderId, status, signal) {
+      for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
+        const current = await liveOrder(orderId, signal);
+        const from = current.status as OrderStatus; // live: not ABANDONED
+        if (!canMove(from, status)) throw conflict(`invalid status transition: ${from} to ${status}`);
+        const updated = deps.events.event(
+          OrderStatusUpdatedSchema,
+          {
+            orderId,
+            customerId: current.customerId,
+            previousStatus: from,
+            status,
+            totalAmount: amountOf(current.totalMinor),
+            updatedAt: formatTimestamp(deps.clock()),
+          },
+          orderId,
+        );
+        const cancelling = status === "CANCELLED";
+        const next: OrderDocument = {
+          ...current,
+          _v: current._v + 1,
+          status,
+          stockReleasePending: current.stockReleasePending || cancelling,
+          outbox: [...current.outbox, updated],
+          outboxPending: true,
+        };
+        // A concurrent move (or the relay settling events) changed the order: read it again,
+        // so the transition is judged against the status that is really there.
+        if (!(await orders.swap(next, current._v, signal))) continue;
+        deps.eventsWritten();
+        if (cancelling) await deps.stockReleases.release(orderId);
+        return;
+      }
+      throw conflict("the order is being changed concurrently; retry");
+    },
+
+    getPayableOrder: liveOrder,
+  };
+}
+
+function insufficientStock(productId: string): Error {
+  return invalid(`insufficient stock for product ${productId}`);
+}
+
+function tooSlow(): Error {
+  return unavailable("the order could not be placed in time; retry");
+}

@@ -1,0 +1,76 @@
+/**
+ * Wiring of the Order service: ports in, routes and background work (outbox relay, pending
+ * stock releases) out, no socket.
+ */
+import { createClient } from "@connectrpc/connect";
+import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
+import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
+import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
+import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import { createOrderHandler } from "./order-handler.js";
+import { openOrderCollections } from "./order-store.js";
+import { createOrders } from "./orders.js";
+import { createPayableHandler } from "./payable-handler.js";
+import { createStockReleases } from "./stock-releases.js";
+
+export interface OrderOptions {
+  /**
+   * The Product service's reservation TTL (its sweeper releases an orderless HELD reservation
+   * older than this). Both sides must use the same value. Default 2 minutes.
+   */
+  readonly reservationTtlMs?: number;
+  /** Pause between passes over cancelled orders whose stock release is pending. Default 5 s. */
+  readonly releaseRetryIntervalMs?: number;
+}
+
+export const defaultReservationTtlMs = 120_000;
+
+export async function buildOrderService(
+  ctx: ServiceContext,
+  options: OrderOptions = {},
+): Promise<ServiceModule> {
+  const collections = await openOrderCollections(ctx.store);
+  const inventory = createClient(InventoryService, ctx.transport);
+  const relay = createOutboxRelay({
+    bus: ctx.bus,
+    collections: [collections.orders],
+    pollIntervalMs: 1_000,
+    batchSize: 100,
+    logger: ctx.logger,
+  });
+  const stockReleases = createStockReleases({
+    orders: collections.orders,
+    inventory,
+    retryIntervalMs: options.releaseRetryIntervalMs ?? 5_000,
+    logger: ctx.logger,
+  });
+  const orders = createOrders({
+    collections,
+    inventory,
+    stockReleases,
+    events: createEventFactory("/commerce/order"),
+    eventsWritten: () => relay.kick(),
+    reservationTtlMs: options.reservationTtlMs ?? defaultReservationTtlMs,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
+  return {
+    name: "order",
+    services: [OrderService, PayableOrderService],
+    register(router) {
+      router.service(OrderService, createOrderHandler(orders));
+      router.service(PayableOrderService, createPayableHandler(orders));
+    },
+    start() {
+      relay.start();
+      stockReleases.start();
+      return Promise.resolve();
+    },
+    async stop() {
+      await stockReleases.stop();
+      await relay.stop();
+    },
+  };
+}

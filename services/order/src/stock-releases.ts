@@ -1,0 +1,130 @@
+/**
+ * Returning a cancelled order's stock to the Product service, exactly once in effect.
+ *
+ * Cancelling sets `stockReleasePending` in the same compare-and-set that sets CANCELLED, so the
+ * debt is recorded atomically with the cancellation. Then `ReleaseStock` is called (idempotent
+ * by order id on the Product side) and the marker is cleared. A crash between the two, or a
+ * Product outage, leaves the marker set; the background loop finds such orders and finishes
+ * them. Calling ReleaseStock again for an order already released is a no-op there, so a retry
+ * after an unknown outcome is safe; within this process concurrent requests for one order
+ * share one call.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import type { Client } from "@connectrpc/connect";
+import type { Logger } from "@commerce/runtime/logging/logger.js";
+import type { Collection } from "@commerce/runtime/store/document-store.js";
+import type { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import type { OrderDocument } from "./order-store.js";
+
+export interface StockReleasesOptions {
+  readonly orders: Collection<OrderDocument>;
+  readonly inventory: Client<typeof InventoryService>;
+  /** Pause between passes of the retry loop. */
+  readonly retryIntervalMs: number;
+  readonly logger: Logger;
+}
+
+export interface StockReleases {
+  /**
+   * Releases the stock of a cancelled order and clears its marker. Resolves false (and logs)
+   * when the Product service could not be reached: the loop retries later.
+   */
+  release(orderId: string): Promise<boolean>;
+  /** One pass over the orders whose release is pending; returns how many it settled. */
+  retryPending(signal?: AbortSignal): Promise<number>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Orders looked at per pass; the next pass takes the rest. */
+const batchSize = 100;
+/** Compare-and-set attempts against concurrent writers (the outbox relay) when clearing. */
+const maxSwapAttempts = 20;
+
+export function createStockReleases(options: StockReleasesOptions): StockReleases {
+  const { orders, inventory, logger } = options;
+  const inFlight = new Map<string, Promise<boolean>>();
+  let running: AbortController | undefined;
+  let loop: Promise<void> | undefined;
+  let failing = false;
+
+  async function clearMarker(orderId: string): Promise<void> {
+    for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
+      const current = await orders.get(orderId);
+      if (current?.stockReleasePending !== true) return;
+      const next = { ...current, stockReleasePending: false, _v: current._v + 1 };
+      if (await orders.swap(next, current._v)) return;
+    }
+    // The marker stays: the loop calls ReleaseStock again (a no-op there) and clears it then.
+  }
+
+  async function releaseOnce(orderId: string): Promise<boolean> {
+    // Settled meanwhile (by the request that cancelled, or by another pass): nothing owed.
+    if ((await orders.get(orderId))?.stockReleasePending !== true) return true;
+    try {
+      // No request signal: a client that goes away must not leave the debt half paid.
+      await inventory.releaseStock({ orderId });
+    } catch (error) {
+      if (!failing)
+        logger.warn({ err: error, orderId }, "stock release failed; the retry loop will repeat it");
+      failing = true;
+      return false;
+    }
+    if (failing) logger.info({ orderId }, "stock releases work again");
+    failing = false;
+    await clearMarker(orderId);
+    return true;
+  }
+
+  function release(orderId: string): Promise<boolean> {
+    let call = inFlight.get(orderId);
+    if (call === undefined) {
+      call = releaseOnce(orderId).finally(() => inFlight.delete(orderId));
+      inFlight.set(orderId, call);
+    }
+    return call;
+  }
+
+  async function retryPending(signal?: AbortSignal): Promise<number> {
+    const pending = await orders.find(
+      { stockReleasePending: true },
+      { limit: batchSize, ...(signal === undefined ? {} : { signal }) },
+    );
+    let settled = 0;
+    for (const order of pending) {
+      if (signal?.aborted === true) break;
+      if (await release(order._id)) settled++;
+      else break; // the Product service is down: wait for the next pass
+    }
+    return settled;
+  }
+
+  async function run(signal: AbortSignal): Promise<void> {
+    // A function, not the property: the compiler would narrow `signal.aborted` inside the loop.
+    const stopped = (): boolean => signal.aborted;
+    while (!stopped()) {
+      try {
+        await retryPending(signal);
+      } catch (error) {
+        if (!stopped()) logger.warn({ err: error }, "pending stock releases: pass failed");
+      }
+      await delay(options.retryIntervalMs, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  return {
+    release,
+    retryPending,
+    start() {
+      if (running !== undefined) return;
+      running = new AbortController();
+      loop = run(running.signal);
+    },
+    async stop() {
+      running?.abort();
+      running = undefined;
+      await loop;
+      await Promise.allSettled(inFlight.values());
+    },
+  };
+}

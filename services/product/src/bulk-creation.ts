@@ -1,0 +1,125 @@
+/**
+ * Bulk creation, all items or none, without a multi-document transaction (FerretDB has none):
+ *   1. check every item (400) and the name-and-brand rule within the request and against the
+ *      catalog (409) before writing anything: the ordinary refusals write nothing;
+ *   2. write every product as PENDING, tagged with the batch id and size. PENDING products are
+ *      invisible to every read and to orders, but hold their name and brand in the unique
+ *      index, so a concurrent creation of the same product loses to them. If one write fails
+ *      (that race, or the store), the pending ones are deleted again: they were never visible
+ *      and never announced, so nothing was created;
+ *   3. activate them one by one, each with its PRODUCT_CREATED in the same write.
+ * A crash in step 2 or 3 leaves a batch PENDING. `finishStaleBatches` decides from what is
+ * stored: a batch whose products are all written is activated (step 3 is only ever entered
+ * with all of them written); any other is deleted. It only touches batches older than
+ * `staleAfterMs`, far beyond any live request's deadline.
+ */
+import { randomUUID } from "node:crypto";
+import { conflict } from "@commerce/runtime/errors/domain-error.js";
+import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { Logger } from "@commerce/runtime/logging/logger.js";
+import type { Clock } from "@commerce/runtime/time/wall-clock.js";
+import type { Categories } from "./categories.js";
+import { checkDraft, type NewProduct, type ProductDraftInput } from "./product-draft.js";
+import { insertProduct, nameTakenMessage, productCreated } from "./product-insertion.js";
+import type { ProductCollections, ProductDocument } from "./product-store.js";
+import type { StockLedger } from "./stock-ledger.js";
+
+export interface BulkCreation {
+  /** Creates every draft or none; returns the new ids in request order. */
+  createAll(drafts: readonly ProductDraftInput[], signal: AbortSignal): Promise<string[]>;
+  /** Finishes or removes batches left PENDING by a crash; returns how many it handled. */
+  finishStaleBatches(): Promise<number>;
+}
+
+export interface BulkCreationDeps {
+  readonly collections: ProductCollections;
+  readonly categories: Categories;
+  readonly ledger: StockLedger;
+  readonly events: EventFactory;
+  readonly eventsWritten: () => void;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Age after which a PENDING batch counts as abandoned. */
+  readonly staleAfterMs: number;
+}
+
+export function createBulkCreation(deps: BulkCreationDeps): BulkCreation {
+  const { products } = deps.collections;
+  const insertion = { products, ledger: deps.ledger, events: deps.events, clock: deps.clock };
+
+  async function check(drafts: readonly ProductDraftInput[], signal: AbortSignal): Promise<NewProduct[]> {
+    const items = drafts.map((draft, i) => checkDraft(draft, deps.categories, `products[${i}]`));
+    const seen = new Map<string, number>();
+    for (const [i, item] of items.entries()) {
+      const first = seen.get(item.nameKey);
+      if (first !== undefined) {
+        throw conflict(`products[${i}]: same name and brand as products[${first}]`);
+      }
+      seen.set(item.nameKey, i);
+    }
+    const taken = await products.find({ nameKey: { $in: [...seen.keys()] } }, { signal });
+    const first = items.findIndex((item) => taken.some((product) => product.nameKey === item.nameKey));
+    if (first >= 0) throw conflict(`products[${first}]: ${nameTakenMessage}`);
+    return items;
+  }
+
+  /** PENDING → ACTIVE with PRODUCT_CREATED; a no-op when it is active already. */
+  async function activate(productId: string): Promise<void> {
+    for (;;) {
+      const current = await products.get(productId);
+      if (current === undefined) throw new Error(`pending product ${productId} vanished`);
+      if (current.status !== "PENDING") return;
+      const stock = await deps.ledger.balance(productId);
+      const next: ProductDocument = {
+        ...current,
+        _v: current._v + 1,
+        status: "ACTIVE",
+        outbox: [...current.outbox, productCreated(deps.events, current, stock)],
+        outboxPending: true,
+      };
+      if (await products.swap(next, current._v)) {
+        deps.eventsWritten();
+        return;
+      }
+    }
+  }
+
+  async function discard(pending: readonly ProductDocument[]): Promise<void> {
+    for (const product of pending) await products.delete(product._id);
+  }
+
+  return {
+    async createAll(drafts, signal) {
+      const items = await check(drafts, signal);
+      const batch = { id: randomUUID(), size: items.length };
+      const written: ProductDocument[] = [];
+      try {
+        for (const item of items) written.push(await insertProduct(insertion, item, "PENDING", batch));
+      } catch (error) {
+        await discard(written);
+        throw error;
+      }
+      for (const product of written) await activate(product._id);
+      return written.map((product) => product._id);
+    },
+
+    async finishStaleBatches() {
+      const cutoff = deps.clock().getTime() - deps.staleAfterMs;
+      const stale = await products.find({ status: "PENDING", createdAt: { $lt: cutoff } }, { limit: 100 });
+      const batches = new Set(stale.flatMap((product) => product.batchId ?? []));
+      for (const batchId of batches) {
+        const members = await products.find({ batchId });
+        const size = members[0]?.batchSize ?? 0;
+        const pending = members.filter((product) => product.status === "PENDING");
+        if (members.length === size) {
+          for (const product of pending) await activate(product._id);
+          deps.logger.warn({ batchId, activated: pending.length }, "finished an interrupted bulk creation");
+        } else {
+          await discard(pending);
+          deps.logger.warn({ batchId, removed: pending.length }, "removed an interrupted bulk creation");
+        }
+      }
+      return batches.size;
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Writing a new product, shared by single and bulk creation: the INITIAL ledger entry first,
+ * then the product document. In that order because an entry without a product is harmless (no
+ * one reads it), while a product without its entry would read as out of stock.
+ */
+import { randomUUID } from "node:crypto";
+import { conflict } from "@commerce/runtime/errors/domain-error.js";
+import type { EventFactory, EventOptions } from "@commerce/runtime/events/event-factory.js";
+import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
+import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import type { Clock } from "@commerce/runtime/time/wall-clock.js";
+import { ProductCreatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
+import { fromMinorUnits } from "./money.js";
+import { generateSku, type NewProduct } from "./product-draft.js";
+import type { ProductDocument, ProductStatus } from "./product-store.js";
+import type { StockLedger } from "./stock-ledger.js";
+
+export interface ProductInsertionDeps {
+  readonly products: Collection<ProductDocument>;
+  readonly ledger: StockLedger;
+  readonly events: EventFactory;
+  readonly clock: Clock;
+}
+
+export const nameTakenMessage = "an active product with this name and brand already exists";
+
+/** Attempts at drawing an unused SKU (40 random bits each: a second draw is already rare). */
+const maxSkuAttempts = 5;
+
+/** PRODUCT_CREATED for `product`, whose stock is `stock`. */
+export function productCreated(
+  events: EventFactory,
+  product: ProductDocument,
+  stock: number,
+  options?: EventOptions,
+): OutboxEntry {
+  return events.event(
+    ProductCreatedSchema,
+    {
+      productId: product._id,
+      name: product.name,
+      price: fromMinorUnits(product.priceMinor),
+      stock,
+      brand: product.brand,
+      categoryId: product.categoryId,
+      sku: product.sku,
+    },
+    product._id,
+    options,
+  );
+}
+
+/**
+ * Stores `product` with `status`. An ACTIVE product carries its PRODUCT_CREATED in the same
+ * write; a PENDING one carries nothing until it is activated. Throws a conflict when an active
+ * or pending product already holds the name and brand (the unique index decides, so two
+ * concurrent creations cannot both win). Takes no abort signal: once the ledger entry is
+ * written, the product is written too, whether or not the client still waits.
+ */
+export async function insertProduct(
+  deps: ProductInsertionDeps,
+  product: NewProduct,
+  status: Extract<ProductStatus, "ACTIVE" | "PENDING">,
+  batch?: { readonly id: string; readonly size: number },
+): Promise<ProductDocument> {
+  const id = randomUUID();
+  await deps.ledger.append({
+    productId: id,
+    key: `initial:${id}`,
+    reason: "INITIAL",
+    amount: { setTo: product.stock },
+  });
+  for (let attempt = 0; attempt < maxSkuAttempts; attempt++) {
+    const draft: ProductDocument = {
+      _id: id,
+      _v: 1,
+      name: product.name,
+      description: product.description,
+      priceMinor: product.priceMinor,
+      brand: product.brand,
+      categoryId: product.categoryId,
+      sku: generateSku(product.categoryId),
+      status,
+      nameKey: product.nameKey,
+      createdAt: deps.clock().getTime(),
+      ...(batch === undefined ? {} : { batchId: batch.id, batchSize: batch.size }),
+      outbox: [],
+      outboxPending: false,
+    };
+    const doc: ProductDocument =
+      status === "ACTIVE"
+        ? { ...draft, outbox: [productCreated(deps.events, draft, product.stock)], outboxPending: true }
+        : draft;
+    try {
+      await deps.products.insert(doc);
+      return doc;
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      const holder = await deps.products.findOne({ nameKey: product.nameKey });
+      if (holder !== undefined) throw conflict(nameTakenMessage);
+      // Otherwise the SKU was taken: draw another.
+    }
+  }
+  throw new Error("could not draw an unused SKU");
+}

@@ -1,0 +1,318 @@
+/**
+ * Stock reservations for orders (the internal InventoryService): all lines or none, idempotent
+ * by order id, and never lost or leaked when a caller or this process crashes halfway.
+ *
+ * One `reservations` document per order id records what was decided; the stock itself moves
+ * only through ledger entries with idempotency keys `reserve:<orderId>:<productId>` and
+ * `release:<orderId>:<productId>` (stock-ledger.ts), so any step can be repeated by whoever
+ * finds it unfinished, and a release always gives back exactly the quantity its reserve entry
+ * took — never more, never twice.
+ *
+ * States (ReservationState): the call that inserts the document (PENDING) is the only one that
+ * takes stock for it; it ends in HELD or REFUSED. Giving stock back is decided first
+ * (→ RELEASING, by compare-and-set) and done second (release entries, then → RELEASED), so a
+ * crash in between leaves a RELEASING document that the sweeper completes. Because the
+ * decision is recorded before any release, a slow reserver whose PENDING document was given
+ * up cannot turn it into HELD afterwards: its compare-and-set fails and it releases what it
+ * took.
+ *
+ * The sweeper (`sweep`) covers a caller that crashed: a HELD reservation older than the TTL
+ * whose order the Order service does not know (NOT_FOUND from PayableOrderService) is released;
+ * one whose order exists is COMMITTED. A PENDING one older than the TTL (this process died while
+ * reserving) is released. This relies on one promise of the Order service: it does not write an
+ * order once the TTL has passed since it asked for the reservation (docs/decisions.md
+ * "Reservation sweeper"). Residual: a reserver stalled for longer than the TTL that takes a line
+ * after the sweeper released the others and then crashes before its own compensation leaks that
+ * line's quantity.
+ *
+ * Writes take no abort signal: once a reservation has begun, it is finished (or undone) even if
+ * the caller went away.
+ */
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { notFound, unavailable } from "@commerce/runtime/errors/domain-error.js";
+import type { Logger } from "@commerce/runtime/logging/logger.js";
+import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import type { Clock } from "@commerce/runtime/time/wall-clock.js";
+import type { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
+import { productNotFound } from "./catalog.js";
+import type {
+  ProductDocument,
+  ReservationDocument,
+  ReservationState,
+  ReservedLine,
+} from "./product-store.js";
+import type { StockLedger } from "./stock-ledger.js";
+
+export interface ReserveOutcome {
+  readonly reserved: boolean;
+  /** When not reserved for lack of stock: the first product (by id) that was short. */
+  readonly shortProductId?: string;
+}
+
+export interface Reservations {
+  /** Takes every line or none. NOT_FOUND when a product is unknown or inactive. */
+  reserve(orderId: string, lines: readonly ReservedLine[]): Promise<ReserveOutcome>;
+  /** Gives back what the order's reservation took; false when it held nothing. */
+  release(orderId: string): Promise<boolean>;
+  /** One pass of the sweeper (see the module comment); returns how many reservations it settled. */
+  sweep(): Promise<number>;
+}
+
+export interface ReservationsDeps {
+  readonly reservations: Collection<ReservationDocument>;
+  readonly products: Collection<ProductDocument>;
+  readonly ledger: StockLedger;
+  /** The Order service's internal lookup: does this order exist? */
+  readonly orders: Client<typeof PayableOrderService>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Age after which a HELD or PENDING reservation is checked by the sweeper. */
+  readonly ttlMs: number;
+  /** How long a repeated call waits for the first call of the same order to finish. */
+  readonly settleWaitMs?: number;
+}
+
+const reserveKey = (orderId: string, productId: string): string => `reserve:${orderId}:${productId}`;
+const releaseKey = (orderId: string, productId: string): string => `release:${orderId}:${productId}`;
+
+/** One line per product (repeated products summed), sorted by product id. */
+export function mergeLines(lines: readonly ReservedLine[]): ReservedLine[] {
+  const quantities = new Map<string, number>();
+  for (const line of lines) {
+    quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
+  }
+  return [...quantities]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([productId, quantity]) => ({ productId, quantity }));
+}
+
+export function createReservations(deps: ReservationsDeps): Reservations {
+  const { reservations, products, ledger } = deps;
+  const settleWaitMs = deps.settleWaitMs ?? 10_000;
+
+  /** Moves the reservation from one of `from` to `to`; false when it is in another state. */
+  async function transition(
+    orderId: string,
+    from: readonly ReservationState[],
+    to: ReservationState,
+    extra: Partial<Pick<ReservationDocument, "shortProductId" | "missingProductId" | "releasedFrom">> = {},
+  ): Promise<boolean> {
+    for (;;) {
+      const current = await reservations.get(orderId);
+      if (current === undefined || !from.includes(current.state)) return false;
+      if (await reservations.swap({ ...current, ...extra, state: to, _v: current._v + 1 }, current._v)) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Appends the release entry of each line (idempotent by key). When every line is known to be
+   * taken (the reservation reached HELD, or the caller took them itself) the quantity is the
+   * line's; otherwise each line's reserve entry is looked up, and only what it took returns.
+   */
+  async function giveBack(
+    orderId: string,
+    lines: readonly ReservedLine[],
+    taken: "all" | "unknown",
+  ): Promise<void> {
+    for (const line of lines) {
+      let quantity = line.quantity;
+      if (taken === "unknown") {
+        const reserved = await ledger.entry(reserveKey(orderId, line.productId));
+        if (reserved === undefined) continue;
+        quantity = -reserved.delta;
+      }
+      await ledger.append({
+        productId: line.productId,
+        key: releaseKey(orderId, line.productId),
+        reason: "ORDER_RELEASED",
+        orderId,
+        amount: { delta: quantity },
+      });
+    }
+  }
+
+  /** Finishes a decided release: the entries, then RELEASED. Safe to run concurrently. */
+  async function completeRelease(orderId: string): Promise<void> {
+    const current = await reservations.get(orderId);
+    if (current?.state !== "RELEASING") return;
+    const held = current.releasedFrom === "HELD" || current.releasedFrom === "COMMITTED";
+    await giveBack(orderId, current.lines, held ? "all" : "unknown");
+    await transition(orderId, ["RELEASING"], "RELEASED");
+  }
+
+  /** Gives up a reservation that is still PENDING (its reserver failed or vanished). */
+  async function abandon(orderId: string): Promise<void> {
+    if (await transition(orderId, ["PENDING"], "RELEASING", { releasedFrom: "PENDING" })) {
+      await completeRelease(orderId);
+    }
+  }
+
+  /** The reservation once its first call has finished with it (waits while it is PENDING). */
+  async function settled(orderId: string): Promise<ReservationDocument | undefined> {
+    const deadline = Date.now() + settleWaitMs;
+    for (;;) {
+      const current = await reservations.get(orderId);
+      if (current?.state !== "PENDING") return current;
+      if (Date.now() > deadline)
+        throw unavailable("the reservation of this order is still being made; retry");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** What a repeated ReserveStock answers, from what the first one recorded. */
+  function answer(reservation: ReservationDocument | undefined): ReserveOutcome {
+    switch (reservation?.state) {
+      case "HELD":
+      case "COMMITTED":
+        return { reserved: true };
+      case "REFUSED":
+        if (reservation.missingProductId !== undefined) throw notFound(productNotFound);
+        return { reserved: false, ...pickShort(reservation) };
+      default:
+        return { reserved: false };
+    }
+  }
+
+  /** The reserver's part: check the products, take each line, or undo and refuse. */
+  async function take(reservation: ReservationDocument): Promise<ReserveOutcome> {
+    const orderId = reservation._id;
+    const found = await Promise.all(reservation.lines.map((line) => products.get(line.productId)));
+    const missing = reservation.lines.find((_, i) => found[i]?.status !== "ACTIVE");
+    if (missing !== undefined) {
+      await transition(orderId, ["PENDING"], "REFUSED", { missingProductId: missing.productId });
+      throw notFound(productNotFound);
+    }
+    const taken: ReservedLine[] = [];
+    for (const line of reservation.lines) {
+      const outcome = await ledger.append({
+        productId: line.productId,
+        key: reserveKey(orderId, line.productId),
+        reason: "ORDER_RESERVED",
+        orderId,
+        amount: { delta: -line.quantity },
+      });
+      if (outcome.kind === "insufficient") {
+        await giveBack(orderId, taken, "all");
+        await transition(orderId, ["PENDING"], "REFUSED", { shortProductId: line.productId });
+        return { reserved: false, shortProductId: line.productId };
+      }
+      taken.push(line);
+    }
+    if (await transition(orderId, ["PENDING"], "HELD")) return { reserved: true };
+    // The sweeper gave this reservation up while it was being made (slower than the TTL):
+    // return what this call took; the sweeper's release may have missed it.
+    await giveBack(orderId, taken, "all");
+    return { reserved: false };
+  }
+
+  /** The sweeper's decision for one HELD reservation past the TTL. */
+  async function settleHeld(orderId: string): Promise<void> {
+    try {
+      await deps.orders.getPayableOrder({ orderId }, { signal: AbortSignal.timeout(10_000) });
+    } catch (error) {
+      if (ConnectError.from(error).code !== Code.NotFound) throw error; // unknown: ask again later
+      if (await transition(orderId, ["HELD"], "RELEASING", { releasedFrom: "HELD" })) {
+        await completeRelease(orderId);
+        deps.logger.warn({ orderId }, "released the stock of a reservation whose order was never written");
+      }
+      return;
+    }
+    await transition(orderId, ["HELD"], "COMMITTED");
+  }
+
+  return {
+    async reserve(orderId, lines) {
+      const reservation: ReservationDocument = {
+        _id: orderId,
+        _v: 1,
+        lines: mergeLines(lines),
+        state: "PENDING",
+        heldAt: deps.clock().getTime(),
+      };
+      try {
+        await reservations.insert(reservation);
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        return answer(await settled(orderId)); // a repeat: answer as the first call did
+      }
+      try {
+        return await take(reservation);
+      } catch (error) {
+        // Whatever failed, nothing may stay taken for an answer the caller never got.
+        await abandon(orderId).catch((cause: unknown) =>
+          deps.logger.warn({ err: cause, orderId }, "could not undo a failed reservation; the sweeper will"),
+        );
+        throw error;
+      }
+    },
+
+    async release(orderId) {
+      for (;;) {
+        const current = await settled(orderId);
+        if (current === undefined) {
+          // Nothing reserved yet: leave a RELEASED record, so that a reservation for this order
+          // arriving late (a delayed retry) is refused instead of holding stock nobody releases.
+          try {
+            await reservations.insert({
+              _id: orderId,
+              _v: 1,
+              lines: [],
+              state: "RELEASED",
+              heldAt: deps.clock().getTime(),
+            });
+            return false;
+          } catch (error) {
+            if (!(error instanceof DuplicateKeyError)) throw error;
+            continue;
+          }
+        }
+        switch (current.state) {
+          case "HELD":
+          case "COMMITTED":
+            await transition(orderId, [current.state], "RELEASING", { releasedFrom: current.state });
+            continue;
+          case "RELEASING":
+            await completeRelease(orderId);
+            continue;
+          case "RELEASED":
+            return current.releasedFrom === "HELD" || current.releasedFrom === "COMMITTED";
+          default:
+            return false; // REFUSED: nothing was held
+        }
+      }
+    },
+
+    async sweep() {
+      const cutoff = deps.clock().getTime() - deps.ttlMs;
+      let settledCount = 0;
+      const each = async (
+        states: ReservationState,
+        settle: (orderId: string) => Promise<void>,
+        olderThanTtl: boolean,
+      ): Promise<void> => {
+        const found = await reservations.find(
+          olderThanTtl ? { state: states, heldAt: { $lt: cutoff } } : { state: states },
+          { sort: [{ field: "heldAt", direction: 1 }], limit: 100 },
+        );
+        for (const reservation of found) {
+          try {
+            await settle(reservation._id);
+            settledCount++;
+          } catch (error) {
+            deps.logger.warn({ err: error, orderId: reservation._id }, "reservation sweep: will retry");
+          }
+        }
+      };
+      await each("RELEASING", completeRelease, false);
+      await each("PENDING", abandon, true);
+      await each("HELD", settleHeld, true);
+      return settledCount;
+    },
+  };
+}
+
+function pickShort(reservation: ReservationDocument): { shortProductId?: string } {
+  return reservation.shortProductId === undefined ? {} : { shortProductId: reservation.shortProductId };
+}

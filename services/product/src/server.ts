@@ -1,0 +1,117 @@
+/**
+ * Wiring of the Product service: ports in, routes and background work out, no socket. The
+ * background work is the outbox relay and one periodic sweep that settles stale reservations
+ * and interrupted bulk creations.
+ */
+import { createClient } from "@connectrpc/connect";
+import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
+import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
+import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import { createBulkCreation } from "./bulk-creation.js";
+import { createCatalog } from "./catalog.js";
+import { createCategories } from "./categories.js";
+import { createInventoryHandler } from "./inventory-handler.js";
+import { createProductHandler } from "./product-handler.js";
+import { openProductCollections } from "./product-store.js";
+import { createReservations } from "./reservations.js";
+import { createStockLedger } from "./stock-ledger.js";
+
+export interface ProductOptions {
+  /**
+   * Age after which the sweeper asks the Order service about a HELD reservation and releases
+   * it when the order does not exist. The Order service must not write an order once this much
+   * time has passed since it asked for the reservation (docs/decisions.md).
+   */
+  readonly reservationTtlMs?: number;
+  /** How often the sweeper runs. */
+  readonly sweepIntervalMs?: number;
+  /** Age after which a bulk creation still PENDING counts as interrupted. */
+  readonly staleBatchMs?: number;
+}
+
+export const defaultProductOptions: Required<ProductOptions> = {
+  reservationTtlMs: 2 * 60_000,
+  sweepIntervalMs: 15_000,
+  staleBatchMs: 2 * 60_000,
+};
+
+export async function buildProductService(
+  ctx: ServiceContext,
+  options: ProductOptions = {},
+): Promise<ServiceModule> {
+  const settings = { ...defaultProductOptions, ...options };
+  const collections = await openProductCollections(ctx.store);
+  const relay = createOutboxRelay({
+    bus: ctx.bus,
+    collections: [collections.products, collections.stockEntries],
+    pollIntervalMs: 1_000,
+    batchSize: 100,
+    logger: ctx.logger,
+  });
+  const events = createEventFactory("/commerce/product");
+  const eventsWritten = (): void => relay.kick();
+  const categories = createCategories(collections.categories);
+  const ledger = createStockLedger({
+    entries: collections.stockEntries,
+    events,
+    eventsWritten,
+    clock: ctx.clock,
+  });
+  const catalog = createCatalog({ collections, categories, ledger, events, eventsWritten, clock: ctx.clock });
+  const bulk = createBulkCreation({
+    collections,
+    categories,
+    ledger,
+    events,
+    eventsWritten,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    staleAfterMs: settings.staleBatchMs,
+  });
+  const reservations = createReservations({
+    reservations: collections.reservations,
+    products: collections.products,
+    ledger,
+    orders: createClient(PayableOrderService, ctx.transport),
+    clock: ctx.clock,
+    logger: ctx.logger,
+    ttlMs: settings.reservationTtlMs,
+  });
+
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> | undefined;
+  const sweep = (): void => {
+    if (sweeping !== undefined) return; // passes never overlap
+    sweeping = (async () => {
+      await reservations.sweep();
+      await bulk.finishStaleBatches();
+    })()
+      .catch((error: unknown) =>
+        ctx.logger.warn({ err: error }, "product sweep failed; retrying next period"),
+      )
+      .finally(() => (sweeping = undefined));
+  };
+
+  return {
+    name: "product",
+    services: [ProductService, InventoryService],
+    register(router) {
+      router.service(ProductService, createProductHandler(catalog, bulk));
+      router.service(InventoryService, createInventoryHandler(catalog, reservations));
+    },
+    async start() {
+      await categories.seed();
+      relay.start();
+      timer = setInterval(sweep, settings.sweepIntervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      await sweeping;
+      await relay.stop();
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * Stock as an append-only ledger per product (collection `stock_entries`): every change is a
+ * new entry with the next sequence number, its signed delta, the balance after it, and its
+ * PRODUCT_STOCK_UPDATED event in the same document (the outbox: one single-document write
+ * holds the change and its event). The current stock is the balance of the newest entry.
+ *
+ * Why not a `stock` field with a conditional `$inc`: FerretDB's conditional updates are a read,
+ * a check and a write without a lock (FerretDB issue #3040), so two orders could both pass
+ * "stock >= quantity" and oversell. The only primitive atomic on MongoDB, FerretDB and the
+ * embedded store alike is an insert against a unique index (DESIGN.md §5), and the ledger is
+ * built on that alone.
+ *
+ * Why the ledger never oversells, on every backend:
+ *   1. An entry's `_id` is `<productId>#<seq>` and `_id` is unique, so no two entries of a
+ *      product share a sequence number: for each seq exactly one writer wins the insert.
+ *   2. A writer inserts seq k + 1 only after reading entry k, and computes the new balance from
+ *      entry k's balance, refusing when it would be negative. Entry k is the one and only
+ *      predecessor that seq k + 1 can ever have (if the read was stale, or another writer got
+ *      there first, seq k + 1 already exists and the insert fails; the writer re-reads).
+ *   3. Sequence numbers start at 1 and each insert is head + 1, so there are no gaps: the chain
+ *      1, 2, …, n is complete, each balance equals its predecessor's plus its own delta, and
+ *      each is >= 0 by (2). By induction the newest balance is the sum of all deltas and never
+ *      negative, however many writers race, with no lock and no transaction.
+ * Idempotency rides on a second unique index, `key`: a change applied twice (a retried
+ * reservation, a release that races another release) collides on its key and reports the
+ * entry that is already there instead of changing the stock again.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { unavailable } from "@commerce/runtime/errors/domain-error.js";
+import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import { ProductStockUpdatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
+import type { StockEntryDocument, StockReason } from "./product-store.js";
+
+/** A relative change, or an absolute target (the admin's "stock is now 40"). */
+export type StockAmount = { readonly delta: number } | { readonly setTo: number };
+
+export interface StockChange {
+  readonly productId: string;
+  /** Idempotency key: a second change with the same key changes nothing. */
+  readonly key: string;
+  readonly reason: StockReason;
+  readonly orderId?: string;
+  readonly amount: StockAmount;
+}
+
+export type AppendOutcome =
+  | { readonly kind: "applied"; readonly entry: StockEntryDocument }
+  /** An entry with this key existed already (this change was applied before). */
+  | { readonly kind: "already_applied"; readonly entry: StockEntryDocument }
+  /** An absolute target equal to the current stock: nothing to record. */
+  | { readonly kind: "unchanged"; readonly balance: number }
+  /** The change would take the stock below zero; nothing was recorded. */
+  | { readonly kind: "insufficient"; readonly balance: number };
+
+export interface StockLedger {
+  append(change: StockChange, signal?: AbortSignal): Promise<AppendOutcome>;
+  /** Current stock: the newest entry's balance, 0 for a product without entries. */
+  balance(productId: string, signal?: AbortSignal): Promise<number>;
+  /**
+   * The entry recorded under `key`, if any. A query on `key`, which FerretDB answers with a full
+   * scan: for rare paths (recovery, refusals), not for every change.
+   */
+  entry(key: string, signal?: AbortSignal): Promise<StockEntryDocument | undefined>;
+}
+
+export interface StockLedgerDeps {
+  readonly entries: Collection<StockEntryDocument>;
+  readonly events: EventFactory;
+  /** Wakes the outbox relay after an entry with an event was written. */
+  readonly eventsWritten: () => void;
+  readonly clock: Clock;
+  /** Inserts tried before giving up under contention (each loser re-reads and retries). */
+  readonly maxAttempts?: number;
+}
+
+/** Enough for a few hundred writers racing on one product; each retry backs off a little. */
+const defaultMaxAttempts = 500;
+/** Products whose newest entry is remembered (a hint only: any entry that exists will do). */
+const maxKnownHeads = 10_000;
+
+export function entryId(productId: string, seq: number): string {
+  return `${productId}#${String(seq).padStart(10, "0")}`;
+}
+
+export function createStockLedger(deps: StockLedgerDeps): StockLedger {
+  const { entries } = deps;
+  const maxAttempts = deps.maxAttempts ?? defaultMaxAttempts;
+
+  /** The newest entry seen per product: a lower bound for the next head read (see `head`). */
+  const knownHeads = new Map<string, StockEntryDocument>();
+
+  function remember(entry: StockEntryDocument): void {
+    knownHeads.delete(entry.productId); // re-insert: Map order is the eviction order
+    knownHeads.set(entry.productId, entry);
+    if (knownHeads.size > maxKnownHeads) {
+      const [oldest] = knownHeads.keys();
+      if (oldest !== undefined) knownHeads.delete(oldest);
+    }
+  }
+
+  /**
+   * The newest entry of a product, found by `_id` reads only. Sequence numbers have no gaps
+   * (an entry k + 1 is only ever written after entry k was read), so "seq k exists" holds for
+   * every k up to the head and for none above it: probe forward from an entry known to exist
+   * (the last one this process saw, else seq 1) with doubling steps, then bisect between the
+   * last hit and the first miss. In the steady state that is one read (k + 1: missing). Why
+   * not a query sorted by seq: FerretDB plans every filter other than `_id` as a full scan,
+   * which would make each reservation slower as the ledger grows.
+   */
+  async function head(productId: string, signal?: AbortSignal): Promise<StockEntryDocument | undefined> {
+    const at = (seq: number): Promise<StockEntryDocument | undefined> =>
+      entries.get(entryId(productId, seq), signal);
+    let known = knownHeads.get(productId) ?? (await at(1));
+    if (known === undefined) return undefined;
+    let step = 1;
+    let missing: number | undefined;
+    while (missing === undefined) {
+      const probe = await at(known.seq + step);
+      if (probe === undefined) missing = known.seq + step;
+      else {
+        known = probe;
+        step *= 2;
+      }
+    }
+    while (missing - known.seq > 1) {
+      const middle = Math.floor((known.seq + missing) / 2);
+      const probe = await at(middle);
+      if (probe === undefined) missing = middle;
+      else known = probe;
+    }
+    remember(known);
+    return known;
+  }
+
+  function entry(key: string, signal?: AbortSignal): Promise<StockEntryDocument | undefined> {
+    return entries.findOne({ key }, signal ? { signal } : {});
+  }
+
+  function build(change: StockChange, seq: number, delta: number, balance: number): StockEntryDocument {
+    // INITIAL is part of creating the product, whose PRODUCT_CREATED carries the stock.
+    const outbox =
+      change.reason === "INITIAL"
+        ? []
+        : [
+            deps.events.event(
+              ProductStockUpdatedSchema,
+              {
+                productId: change.productId,
+                stock: balance,
+                delta,
+                reason: change.reason,
+                orderId: change.orderId ?? "",
+              },
+              change.productId,
+            ),
+          ];
+    return {
+      _id: entryId(change.productId, seq),
+      _v: 1,
+      productId: change.productId,
+      seq,
+      delta,
+      balance,
+      reason: change.reason,
+      ...(change.orderId === undefined ? {} : { orderId: change.orderId }),
+      key: change.key,
+      at: formatTimestamp(deps.clock()),
+      outbox,
+      outboxPending: outbox.length > 0,
+    };
+  }
+
+  return {
+    async append(change, signal) {
+      for (let attempt = 0; attempt < maxAttempts; attempt++) {
+        const last = await head(change.productId, signal);
+        const balance = last?.balance ?? 0;
+        const delta = "delta" in change.amount ? change.amount.delta : change.amount.setTo - balance;
+        if (delta === 0 && change.reason !== "INITIAL") {
+          const existing = await entry(change.key, signal);
+          return existing ? { kind: "already_applied", entry: existing } : { kind: "unchanged", balance };
+        }
+        if (balance + delta < 0) {
+          // A retry of a change that was applied earlier must not read as "insufficient".
+          const existing = await entry(change.key, signal);
+          return existing ? { kind: "already_applied", entry: existing } : { kind: "insufficient", balance };
+        }
+        const next = build(change, (last?.seq ?? 0) + 1, delta, balance + delta);
+        try {
+          await entries.insert(next, signal);
+        } catch (error) {
+          if (!(error instanceof DuplicateKeyError)) throw error;
+          const holder = await entries.get(next._id, signal);
+          if (holder?.key === change.key) return { kind: "already_applied", entry: holder };
+          if (holder === undefined) {
+            // The sequence number is free, so the key collided: the change was applied before.
+            const existing = await entry(change.key, signal);
+            if (existing !== undefined) return { kind: "already_applied", entry: existing };
+          }
+          // Another writer took this sequence number: read the new head and try again, after a
+          // short random pause so that the losers of one round do not collide again at once.
+          await delay(Math.random() * Math.min(32, 2 ** attempt));
+          continue;
+        }
+        remember(next);
+        if (next.outboxPending) deps.eventsWritten();
+        return { kind: "applied", entry: next };
+      }
+      throw unavailable("the stock of this product is changing too fast; retry");
+    },
+
+    async balance(productId, signal) {
+      return (await head(productId, signal))?.balance ?? 0;
+    },
+
+    entry,
+  };
+}
