@@ -7,7 +7,7 @@
  * Figures only; nothing is asserted.
  */
 import { randomUUID } from "node:crypto";
-import { formatResult, measure } from "./load.js";
+import { formatResult, measure, type LoadResult } from "./load.js";
 
 export interface CatalogBenchOptions {
   readonly connections: number;
@@ -33,11 +33,17 @@ async function post(url: string, token: string, body: unknown): Promise<void> {
 }
 
 /** Seeds the catalog and returns the printed lines (one per measured read). */
+export interface CatalogBenchResult {
+  /** GET /api/products/{id}, for the ratio to the bare server. */
+  readonly byId: LoadResult;
+  readonly lines: string[];
+}
+
 export async function benchCatalog(
   baseUrl: string,
   adminToken: string,
   options: CatalogBenchOptions,
-): Promise<string[]> {
+): Promise<CatalogBenchResult> {
   const total = options.products ?? 500;
   const run = randomUUID().slice(0, 8);
   const brand = (i: number): string => `Bench ${run} brand ${i % brandCount}`;
@@ -65,9 +71,12 @@ export async function benchCatalog(
   });
   const list = await measure({ url: filtered, connections: options.connections, seconds: options.seconds });
   const mode = options.mode ?? "embedded";
-  return [
-    formatResult(`GET /api/products/{id} (${mode})`, byId),
-    formatResult(`GET /api/products?category&brand (${mode})`, list),
-    `catalog: ${total} products seeded; the filtered page holds ${page.content.length} of ${page.totalElements} hits`,
-  ];
+  return {
+    byId,
+    lines: [
+      formatResult(`GET /api/products/{id} (${mode})`, byId),
+      formatResult(`GET /api/products?category&brand (${mode})`, list),
+      `  catalog: ${total} products seeded; the filtered page holds ${page.content.length} of ${page.totalElements} hits`,
+    ],
+  };
 }

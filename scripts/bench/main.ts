@@ -4,19 +4,29 @@
  * is bounded in time and stops by itself.
  *
  *   1. a bare Node http server answering a fixed JSON body: the ceiling of this machine;
- *   2. GET /api/users/me through the edge, embedded mode: JWT check, transcoding, the User
- *      service, the embedded store, and back.
+ *   2. through the edge, in embedded mode and again on FerretDB:
+ *      GET /api/users/me (JWT, transcoding, User service, store), GET /api/products/{id},
+ *      a filtered GET /api/products page, and orders placed per second (many products, and
+ *      one hot product).
+ *
+ * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES=embedded
+ * skips the FerretDB pass.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startFerretDb } from "../infra/ferretdb.js";
 import { startPlatformProcess, type PlatformProcess } from "../testing/platform-process.js";
-import { formatResult, measure } from "./load.js";
+import { benchCatalog } from "./catalog-bench.js";
+import { formatResult, measure, type LoadResult } from "./load.js";
+import { benchOrders } from "./order-bench.js";
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8);
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
+const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb").split(",");
+const admin = { email: "admin@bench.test", password: "bench-admin-password" };
 
 function startBareServer(): Promise<PlatformProcess> {
   return new Promise((resolve, reject) => {
@@ -51,6 +61,29 @@ async function json(url: string, init: RequestInit): Promise<unknown> {
   return response.status === 204 ? undefined : response.json();
 }
 
+async function login(baseUrl: string, email: string, password: string): Promise<string> {
+  const body = JSON.stringify({ email, password });
+  return ((await json(`${baseUrl}/api/auth/login`, { method: "POST", body })) as { token: string }).token;
+}
+
+async function benchProfile(baseUrl: string, mode: string): Promise<{ line: string; result: LoadResult }> {
+  const user = {
+    fullName: "Bench User",
+    email: `bench.${mode}@example.test`,
+    phoneNo: "+919876543210",
+    password: "bench-password",
+  };
+  await json(`${baseUrl}/api/auth/register`, { method: "POST", body: JSON.stringify(user) });
+  const token = await login(baseUrl, user.email, user.password);
+  const result = await measure({
+    url: `${baseUrl}/api/users/me`,
+    headers: { authorization: `Bearer ${token}` },
+    connections,
+    seconds,
+  });
+  return { line: formatResult(`GET /api/users/me via edge (${mode})`, result), result };
+}
+
 const scratch = await mkdtemp(join(tmpdir(), "commerce-bench-"));
 const lines: string[] = [];
 try {
@@ -59,42 +92,52 @@ try {
   await bare.stop();
   lines.push(formatResult("bare Node http, fixed JSON", ceiling));
 
-  const platform = await startPlatformProcess({
-    DATA_DIR: join(scratch, "embedded"),
-    JWT_SECRET: randomBytes(64).toString("base64url"),
-    ADMIN_EMAIL: "admin@bench.test",
-    ADMIN_PASSWORD: "bench-admin-password",
-    LOG_LEVEL: "warn",
-  });
-  try {
-    const user = {
-      fullName: "Bench User",
-      email: "bench@example.test",
-      phoneNo: "+919876543210",
-      password: "bench-password",
-    };
-    await json(`${platform.baseUrl}/api/auth/register`, { method: "POST", body: JSON.stringify(user) });
-    const { token } = (await json(`${platform.baseUrl}/api/auth/login`, {
-      method: "POST",
-      body: JSON.stringify({ email: user.email, password: user.password }),
-    })) as { token: string };
-    const me = await measure({
-      url: `${platform.baseUrl}/api/users/me`,
-      headers: { authorization: `Bearer ${token}` },
-      connections,
-      seconds,
+  for (const mode of modes) {
+    const ferret =
+      mode === "ferretdb"
+        ? await startFerretDb({ dataDir: join(scratch, "ferretdb"), log: () => undefined })
+        : undefined;
+    const platform = await startPlatformProcess({
+      DATA_DIR: join(scratch, mode),
+      JWT_SECRET: randomBytes(64).toString("base64url"),
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+      LOG_LEVEL: "warn",
+      ...(ferret === undefined ? {} : { MONGODB_URL: ferret.url }),
     });
-    lines.push(formatResult("GET /api/users/me via edge (embedded)", me));
-    lines.push(
-      `ratio edge / bare: ${((100 * me.requestsPerSecond) / ceiling.requestsPerSecond).toFixed(1)}% (target >= 30%)`,
-    );
-  } finally {
-    await platform.stop();
+    try {
+      const profile = await benchProfile(platform.baseUrl, mode);
+      lines.push(profile.line);
+      const ratio = (100 * profile.result.requestsPerSecond) / ceiling.requestsPerSecond;
+      lines.push(`  ratio edge / bare: ${ratio.toFixed(1)}%${mode === "embedded" ? " (target >= 30%)" : ""}`);
+      const adminToken = await login(platform.baseUrl, admin.email, admin.password);
+      const catalog = await benchCatalog(platform.baseUrl, adminToken, {
+        connections,
+        seconds,
+        mode,
+        ...(mode === "ferretdb" ? { products: 200 } : {}),
+      });
+      lines.push(...catalog.lines);
+      const byIdRatio = (100 * catalog.byId.requestsPerSecond) / ceiling.requestsPerSecond;
+      lines.push(
+        `  ratio product-by-id / bare: ${byIdRatio.toFixed(1)}%${mode === "embedded" ? " (target >= 35%)" : ""}`,
+      );
+      const orders = await benchOrders(platform.baseUrl, adminToken, {
+        connections,
+        seconds,
+        label: `(${mode})`,
+        ...(mode === "ferretdb" ? { products: 200 } : {}),
+      });
+      lines.push(...orders);
+    } finally {
+      await platform.stop();
+      await ferret?.stop();
+    }
   }
 } finally {
   await rm(scratch, { recursive: true, force: true });
 }
 process.stdout.write(
-  `\nbenchmark (${connections} connections, ${seconds} s each, loopback, 2 cores shared with the load generator)\n`,
+  `\nbenchmark (${connections} connections, ${seconds} s each after a 2 s warm-up, loopback, 2 cores shared with the load generator)\n`,
 );
 process.stdout.write(`${lines.join("\n")}\n`);

@@ -175,19 +175,29 @@ export async function benchOrders(
   const many = await measureOrders(baseUrl, { productIds: spread, tokens }, connections, seconds);
   lines.push(formatResult(`POST /api/orders, ${productCount} products${label}`, many));
   // Requests still in flight when a load stops finish on the server: let them land first.
-  await delay(1_000);
-  const ordersBefore = await orderCount(baseUrl, adminToken);
+  const ordersBefore = await settledOrderCount(baseUrl, adminToken);
   const one = await measureOrders(baseUrl, { productIds: [hot], tokens }, connections, seconds);
   lines.push(formatResult(`POST /api/orders, one hot product${label}`, one));
 
-  await delay(1_000);
-  const placed = (await orderCount(baseUrl, adminToken)) - ordersBefore;
+  const placed = (await settledOrderCount(baseUrl, adminToken)) - ordersBefore;
   const { stock } = (await call(baseUrl, "GET", `/api/products/${hot}`)) as { stock: number };
   lines.push(
     `hot product: ${placed} orders, stock ${seedStock} → ${stock}` +
       (seedStock - stock === placed ? " (consistent)" : ` (INCONSISTENT: ${seedStock - stock} units taken)`),
   );
   return lines;
+}
+
+/** The order count once it has stopped moving (requests of a finished load still landing). */
+async function settledOrderCount(baseUrl: string, adminToken: string): Promise<number> {
+  let previous = -1;
+  for (let round = 0; round < 60; round++) {
+    await delay(1_000);
+    const count = await orderCount(baseUrl, adminToken);
+    if (count === previous) return count;
+    previous = count;
+  }
+  throw new Error("orders kept arriving for a minute after the load stopped");
 }
 
 async function orderCount(baseUrl: string, adminToken: string): Promise<number> {

@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { invalid } from "@commerce/runtime/errors/domain-error.js";
 import { requireCaller } from "@commerce/runtime/identity/caller.js";
 import type { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
-import { amountOf } from "./money.js";
+import { fromMinorUnits } from "@commerce/runtime/money/minor-units.js";
 import { isOrderStatus } from "./order-status.js";
 import type { Orders } from "./orders.js";
 
@@ -11,7 +11,7 @@ export function createOrderHandler(orders: Orders): ServiceImpl<typeof OrderServ
   return {
     async placeOrder(req, ctx) {
       const order = await orders.placeOrder(requireCaller(ctx), req.items, ctx.signal);
-      return { orderId: order._id, status: order.status, totalAmount: amountOf(order.totalMinor) };
+      return { orderId: order._id, status: order.status, totalAmount: fromMinorUnits(order.totalMinor) };
     },
     async getOrder(req, ctx) {
       const order = await orders.getOrder(requireCaller(ctx), req.orderId, ctx.signal);
@@ -20,11 +20,11 @@ export function createOrderHandler(orders: Orders): ServiceImpl<typeof OrderServ
         customerId: order.customerId,
         status: order.status,
         orderDate: order.orderDate,
-        totalAmount: amountOf(order.totalMinor),
+        totalAmount: fromMinorUnits(order.totalMinor),
         items: order.items.map((item) => ({
           productId: item.productId,
           quantity: item.quantity,
-          price: amountOf(item.unitPriceMinor),
+          price: fromMinorUnits(item.unitPriceMinor),
         })),
       };
     },
@@ -34,7 +34,7 @@ export function createOrderHandler(orders: Orders): ServiceImpl<typeof OrderServ
         orders: mine.map((order) => ({
           orderId: order._id,
           status: order.status,
-          totalAmount: amountOf(order.totalMinor),
+          totalAmount: fromMinorUnits(order.totalMinor),
           orderDate: order.orderDate,
         })),
       };
@@ -46,7 +46,7 @@ export function createOrderHandler(orders: Orders): ServiceImpl<typeof OrderServ
           orderId: order._id,
           customerId: order.customerId,
           status: order.status,
-          totalAmount: amountOf(order.totalMinor),
+          totalAmount: fromMinorUnits(order.totalMinor),
         })),
       };
     },

@@ -36,7 +36,7 @@ import type {
   InventoryService,
   PricedProduct,
 } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
-import { amountOf, minorUnits } from "./money.js";
+import { fromMinorUnits, minorUnitsFromWire } from "@commerce/runtime/money/minor-units.js";
 import { canMove, type OrderStatus } from "./order-status.js";
 import { newOrderId, type OrderCollections, type OrderDocument, type OrderItem } from "./order-store.js";
 import type { StockReleases } from "./stock-releases.js";
@@ -125,7 +125,7 @@ export function createOrders(deps: OrdersDeps): Orders {
     return items.map(({ product, line }) => ({
       productId: line.productId,
       quantity: line.quantity,
-      unitPriceMinor: minorUnits(product.unitPriceMinor),
+      unitPriceMinor: minorUnitsFromWire(product.unitPriceMinor),
     }));
   }
 
@@ -215,11 +215,11 @@ export function createOrders(deps: OrdersDeps): Orders {
         {
           orderId,
           customerId: caller.email,
-          totalAmount: amountOf(totalMinor),
+          totalAmount: fromMinorUnits(totalMinor),
           items: items.map((item) => ({
             productId: item.productId,
             quantity: item.quantity,
-            price: amountOf(item.unitPriceMinor),
+            price: fromMinorUnits(item.unitPriceMinor),
           })),
           orderDate,
         },
@@ -280,7 +280,7 @@ export function createOrders(deps: OrdersDeps): Orders {
             customerId: current.customerId,
             previousStatus: from,
             status,
-            totalAmount: amountOf(current.totalMinor),
+            totalAmount: fromMinorUnits(current.totalMinor),
             updatedAt: formatTimestamp(deps.clock()),
           },
           orderId,

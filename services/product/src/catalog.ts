@@ -13,7 +13,7 @@ import {
   ProductUpdatedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
 import type { Categories } from "./categories.js";
-import { fromMinorUnits, toMinorUnits } from "./money.js";
+import { fromMinorUnits, toMinorUnits } from "@commerce/runtime/money/minor-units.js";
 import { checkDraft, inactiveNameKey, type ProductDraftInput } from "./product-draft.js";
 import { insertProduct, nameTakenMessage } from "./product-insertion.js";
 import type { CategoryDocument, ProductCollections, ProductDocument } from "./product-store.js";

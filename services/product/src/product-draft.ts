@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { invalid } from "@commerce/runtime/errors/domain-error.js";
 import type { Categories } from "./categories.js";
-import { toMinorUnits } from "./money.js";
+import { toMinorUnits } from "@commerce/runtime/money/minor-units.js";
 
 /** A draft as the request carries it (price and stock are present: the schema requires them). */
 export interface ProductDraftInput {

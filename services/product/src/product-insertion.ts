@@ -10,7 +10,7 @@ import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
 import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
 import type { Clock } from "@commerce/runtime/time/wall-clock.js";
 import { ProductCreatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
-import { fromMinorUnits } from "./money.js";
+import { fromMinorUnits } from "@commerce/runtime/money/minor-units.js";
 import { generateSku, type NewProduct } from "./product-draft.js";
 import type { ProductDocument, ProductStatus } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";

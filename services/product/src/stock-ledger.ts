@@ -28,6 +28,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { unavailable } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import { createKeyedQueue } from "@commerce/runtime/concurrency/keyed-queue.js";
 import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import { ProductStockUpdatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
@@ -172,44 +173,51 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
     };
   }
 
-  return {
-    async append(change, signal) {
-      for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        const last = await head(change.productId, signal);
-        const balance = last?.balance ?? 0;
-        const delta = "delta" in change.amount ? change.amount.delta : change.amount.setTo - balance;
-        if (delta === 0 && change.reason !== "INITIAL") {
-          const existing = await entry(change.key, signal);
-          return existing ? { kind: "already_applied", entry: existing } : { kind: "unchanged", balance };
-        }
-        if (balance + delta < 0) {
-          // A retry of a change that was applied earlier must not read as "insufficient".
-          const existing = await entry(change.key, signal);
-          return existing ? { kind: "already_applied", entry: existing } : { kind: "insufficient", balance };
-        }
-        const next = build(change, (last?.seq ?? 0) + 1, delta, balance + delta);
-        try {
-          await entries.insert(next, signal);
-        } catch (error) {
-          if (!(error instanceof DuplicateKeyError)) throw error;
-          const holder = await entries.get(next._id, signal);
-          if (holder?.key === change.key) return { kind: "already_applied", entry: holder };
-          if (holder === undefined) {
-            // The sequence number is free, so the key collided: the change was applied before.
-            const existing = await entry(change.key, signal);
-            if (existing !== undefined) return { kind: "already_applied", entry: existing };
-          }
-          // Another writer took this sequence number: read the new head and try again, after a
-          // short random pause so that the losers of one round do not collide again at once.
-          await delay(Math.random() * Math.min(32, 2 ** attempt));
-          continue;
-        }
-        remember(next);
-        if (next.outboxPending) deps.eventsWritten();
-        return { kind: "applied", entry: next };
+  // Appends to one product from this process queue up instead of racing for the next sequence
+  // number (a hot product would otherwise spend most attempts losing); other processes can
+  // still collide, and the unique `_id` settles that exactly as before.
+  const perProduct = createKeyedQueue();
+
+  async function appendOnce(change: StockChange, signal: AbortSignal | undefined): Promise<AppendOutcome> {
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      const last = await head(change.productId, signal);
+      const balance = last?.balance ?? 0;
+      const delta = "delta" in change.amount ? change.amount.delta : change.amount.setTo - balance;
+      if (delta === 0 && change.reason !== "INITIAL") {
+        const existing = await entry(change.key, signal);
+        return existing ? { kind: "already_applied", entry: existing } : { kind: "unchanged", balance };
       }
-      throw unavailable("the stock of this product is changing too fast; retry");
-    },
+      if (balance + delta < 0) {
+        // A retry of a change that was applied earlier must not read as "insufficient".
+        const existing = await entry(change.key, signal);
+        return existing ? { kind: "already_applied", entry: existing } : { kind: "insufficient", balance };
+      }
+      const next = build(change, (last?.seq ?? 0) + 1, delta, balance + delta);
+      try {
+        await entries.insert(next, signal);
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        const holder = await entries.get(next._id, signal);
+        if (holder?.key === change.key) return { kind: "already_applied", entry: holder };
+        if (holder === undefined) {
+          // The sequence number is free, so the key collided: the change was applied before.
+          const existing = await entry(change.key, signal);
+          if (existing !== undefined) return { kind: "already_applied", entry: existing };
+        }
+        // Another writer took this sequence number: read the new head and try again, after a
+        // short random pause so that the losers of one round do not collide again at once.
+        await delay(Math.random() * Math.min(32, 2 ** attempt));
+        continue;
+      }
+      remember(next);
+      if (next.outboxPending) deps.eventsWritten();
+      return { kind: "applied", entry: next };
+    }
+    throw unavailable("the stock of this product is changing too fast; retry");
+  }
+
+  return {
+    append: (change, signal) => perProduct(change.productId, () => appendOnce(change, signal)),
 
     async balance(productId, signal) {
       return (await head(productId, signal))?.balance ?? 0;

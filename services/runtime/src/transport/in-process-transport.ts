@@ -10,6 +10,7 @@
  * (the edge races its own timer); cancellation travels in the caller's signal. Unary methods
  * only: streams go over the network.
  */
+import { setMaxListeners } from "node:events";
 import { create, isMessage, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import {
   Code,
@@ -31,7 +32,13 @@ export interface ServiceRegistrar {
 type UnaryHandler = (request: unknown, context: HandlerContext) => unknown;
 type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
 
+/**
+ * The signal of calls made without one. Shared by every such call, so concurrent calls each add
+ * a listener for the length of a store operation (the MongoDB driver removes its listener when
+ * the operation ends): no listener limit applies to it.
+ */
 const neverAborted = new AbortController().signal;
+setMaxListeners(0, neverAborted);
 
 export function createInProcessTransport(
   register: (registrar: ServiceRegistrar) => void,

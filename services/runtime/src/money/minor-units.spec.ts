@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { fromMinorUnits, toMinorUnits } from "./money.js";
+import { fromMinorUnits, minorUnitsFromWire, toMinorUnits } from "./minor-units.js";
 
 describe("toMinorUnits", () => {
   it("converts prices with up to two decimals exactly, including ones binary floating point cannot hold", () => {
@@ -26,5 +26,31 @@ describe("toMinorUnits", () => {
       expect(toMinorUnits(price)).to.equal(minor);
       expect(fromMinorUnits(minor)).to.equal(price);
     }
+  });
+});
+
+describe("fromMinorUnits", () => {
+  it("prints amounts with at most two decimals: every one up to 2,000 rupees, and a spread of large ones", () => {
+    const twoDecimals = /^\d+(\.\d{1,2})?$/;
+    const check = (minor: number): void => {
+      if (!twoDecimals.test(String(fromMinorUnits(minor))))
+        expect.fail(`${minor} paise printed as ${fromMinorUnits(minor)}`);
+    };
+    for (let minor = 0; minor <= 200_000; minor++) check(minor);
+    // Totals up to 5 × 10^13 paise (50 lines × 1000 units × the highest price), deterministic.
+    let seed = 12345;
+    for (let i = 0; i < 200_000; i++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      check(Math.floor((seed / 2 ** 32) * 5e13));
+    }
+    expect(fromMinorUnits(3 * 1999)).to.equal(59.97);
+  });
+});
+
+describe("minorUnitsFromWire", () => {
+  it("accepts safe non-negative integers and refuses what no price can be", () => {
+    expect(minorUnitsFromWire(1999n)).to.equal(1999);
+    expect(() => minorUnitsFromWire(-1n)).to.throw(RangeError);
+    expect(() => minorUnitsFromWire(2n ** 60n)).to.throw(RangeError);
   });
 });
