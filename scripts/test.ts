@@ -1,9 +1,10 @@
 /**
  * `npm test`: everything, starting what it needs.
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking;
- *   2. unit, RPC and port contract suites (with a private FerretDB for the MongoDB adapter);
- *   3. the black-box acceptance suite over HTTP, against the platform in embedded mode and
- *      again on FerretDB.
+ *   2. unit, RPC and port contract suites (with a private FerretDB and a private Kafka for
+ *      the MongoDB and Kafka adapters);
+ *   3. the black-box acceptance suite over HTTP, against the platform in embedded mode, on
+ *      FerretDB with the embedded bus, and on FerretDB with Kafka.
  * Ends with one line of totals.
  */
 import { randomBytes } from "node:crypto";
@@ -11,6 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFerretDb } from "./infra/ferretdb.js";
+import { startKafka } from "./infra/kafka.js";
 import { startPlatformProcess } from "./testing/platform-process.js";
 import { runStep, type StepResult } from "./testing/run-step.js";
 
@@ -27,7 +29,10 @@ async function step(
 }
 
 const scratch = await mkdtemp(join(tmpdir(), "commerce-test-"));
-const ferret = await startFerretDb({ dataDir: join(scratch, "ferretdb") });
+const [ferret, kafka] = await Promise.all([
+  startFerretDb({ dataDir: join(scratch, "ferretdb") }),
+  startKafka({ dataDir: join(scratch, "kafka") }),
+]);
 try {
   await step("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
   await step("lint", bin("eslint"), ["--max-warnings=0", "."]);
@@ -47,12 +52,13 @@ try {
   const modes: [string, NodeJS.ProcessEnv][] = [
     ["embedded", {}],
     ["FerretDB", { MONGODB_URL: ferret.url }],
+    ["FerretDB + Kafka", { MONGODB_URL: ferret.url, KAFKA_BROKERS: kafka.brokers }],
   ];
   for (const [mode, env] of modes) {
     const platform = await startPlatformProcess({
       ...acceptanceEnv,
       ...env,
-      DATA_DIR: join(scratch, `data-${mode}`),
+      DATA_DIR: join(scratch, `data-${mode.replace(/\W+/g, "-")}`),
     });
     try {
       await step(`acceptance (${mode})`, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
@@ -64,7 +70,7 @@ try {
     }
   }
 } finally {
-  await ferret.stop();
+  await Promise.all([ferret.stop(), kafka.stop()]);
   await rm(scratch, { recursive: true, force: true });
 }
 

@@ -8,6 +8,7 @@
 import { createFerretDbComponent } from "./ferretdb.js";
 import type { InfraComponent } from "./infra-component.js";
 import { readInfraConfig } from "./infra-config.js";
+import { createKafkaComponent, readKafkaInfraConfig } from "./kafka.js";
 
 function logger(component: string): (message: string) => void {
   return (message) => process.stderr.write(`${component}: ${message}\n`);
@@ -43,7 +44,10 @@ async function down(components: readonly InfraComponent[]): Promise<void> {
 
 async function main(command: string | undefined): Promise<void> {
   const config = readInfraConfig(process.env);
-  const components: readonly InfraComponent[] = [createFerretDbComponent(config, logger("ferretdb"))];
+  const components: readonly InfraComponent[] = [
+    createFerretDbComponent(config, logger("ferretdb")),
+    createKafkaComponent(config, readKafkaInfraConfig(process.env), logger("kafka")),
+  ];
   switch (command) {
     case "up":
       return up(components);

@@ -1,6 +1,6 @@
 /**
  * The whole platform in one process (embedded mode, `npm start`): every service, the outbox
- * relays and consumers, and the local edge. With MONGODB_URL (and later KAFKA_BROKERS,
+ * relays and consumers, and the local edge. With MONGODB_URL and KAFKA_BROKERS (and later
  * CLICKHOUSE_URL) the same wiring runs on real infrastructure; without them it needs nothing
  * but a data directory.
  */
@@ -17,6 +17,7 @@ import {
 } from "@commerce/runtime/config/local-secrets.js";
 import type { PlatformConfig } from "@commerce/runtime/config/platform-config.js";
 import { createEmbeddedBus } from "@commerce/runtime/events/embedded-bus.js";
+import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
 import type { EventBus } from "@commerce/runtime/events/event-bus.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { createDualProtocolServer } from "@commerce/runtime/server/dual-protocol-server.js";
@@ -71,7 +72,14 @@ export async function startPlatform({
     config.mongodbUrl !== undefined
       ? createMongoStoreProvider({ url: config.mongodbUrl })
       : createEmbeddedStoreProvider({ dataDir: join(config.dataDir, "documents") });
-  const bus: EventBus = await createEmbeddedBus({ dataDir: join(config.dataDir, "events") });
+  const bus: EventBus =
+    config.kafkaBrokers !== undefined
+      ? await createKafkaBus({
+          brokers: config.kafkaBrokers,
+          clientId: "commerce-platform",
+          logger: logger.child({ component: "kafka" }),
+        })
+      : await createEmbeddedBus({ dataDir: join(config.dataDir, "events") });
 
   let ready = false;
   // Services reach each other through the host's in-memory transport, which exists only once
@@ -118,7 +126,10 @@ export async function startPlatform({
     url: `http://${config.host}:${port}`,
     grpcUrl: `http://${config.host}:${grpcPort}`,
     generatedAdmin,
-    mode: { store: config.mongodbUrl !== undefined ? "mongodb" : "embedded", bus: "embedded" },
+    mode: {
+      store: config.mongodbUrl !== undefined ? "mongodb" : "embedded",
+      bus: config.kafkaBrokers !== undefined ? "kafka" : "embedded",
+    },
     async close() {
       ready = false;
       await edgeServer.close();

@@ -110,9 +110,15 @@ export function eventBusContract(options: EventBusContractOptions): void {
     await subscribe(bus, names.group2, late.handler);
     await until(() => late.ids.length === 4, "four deliveries to the late group");
 
-    expect(first.ids).to.deep.equal(ids(1, 2, 3, 4));
-    expect(late.ids).to.deep.equal(ids(1, 2, 3, 4));
-    expect(first.records[1]).to.deep.equal(record(2, "b"));
+    // The port orders records per key only (Kafka keeps no order across partitions).
+    expect([...first.ids].sort()).to.deep.equal(ids(1, 2, 3, 4).sort());
+    expect([...late.ids].sort()).to.deep.equal(ids(1, 2, 3, 4).sort());
+    for (const seen of [first, late]) {
+      expect(seen.records.filter((r) => r.subject === "a").map((r) => r.id)).to.deep.equal(
+        [record(1, "a"), record(3, "a")].map((r) => r.id),
+      );
+    }
+    expect(first.records.find((r) => r.id === record(2, "b").id)).to.deep.equal(record(2, "b"));
   });
 
   it("delivers records published while subscribed, on each subscribed topic only", async () => {
@@ -219,7 +225,8 @@ export function eventBusContract(options: EventBusContractOptions): void {
     await subscribe(second, names.group, seen.handler);
     await until(() => seen.ids.length === 2, "two deliveries");
 
-    expect(seen.records).to.deep.equal([record(1, "a"), record(2, "b")]);
+    const byId = (a: { id: string }, b: { id: string }): number => a.id.localeCompare(b.id);
+    expect([...seen.records].sort(byId)).to.deep.equal([record(1, "a"), record(2, "b")].sort(byId));
   });
 
   it("shares a group's records between its members, each record to one of them", async () => {

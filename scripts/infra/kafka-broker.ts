@@ -1,0 +1,232 @@
+/**
+ * One single-node Kafka in KRaft mode (broker and controller in one JVM) on loopback: its
+ * `server.properties`, its storage format, its command line, and the readiness probe. Shared by
+ * the `infra:up` instance and the private instances of test runs (kafka.ts).
+ *
+ * Settings and why:
+ *   - `auto.create.topics.enable=false`: a topic exists because the code created it (the Kafka
+ *     bus creates its topics), never because a typo was published to;
+ *   - `num.partitions=3`: the default of topics created without a count, as in the spec;
+ *   - replication factor 1 and `min.isr` 1 for the internal topics: there is one broker;
+ *   - `offsets.topic.num.partitions=5` (default 50): the offsets topic is created when the first
+ *     group appears, and 50 partitions make that first join take seconds on a laptop;
+ *   - `group.initial.rebalance.delay.ms=0`: a test's consumer starts at once instead of waiting
+ *     3 s for more members.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdir, stat, writeFile } from "node:fs/promises";
+import { createServer, connect } from "node:net";
+import { join } from "node:path";
+import { Kafka, logLevel } from "kafkajs";
+import { kafkaLauncherClass, kafkaLog4jProperties, type KafkaRuntime } from "./kafka-runtime.js";
+
+/** The class the launcher runs; the broker's command line contains it. */
+export const kafkaMainClass = "kafka.Kafka";
+
+/** Where one broker keeps its files and which loopback ports it binds. */
+export interface KafkaBrokerLayout {
+  /** Where `server.properties` is written. */
+  readonly configDir: string;
+  /** Kafka's `log.dirs`: topic data and the KRaft metadata log. */
+  readonly dataDir: string;
+  /** Loopback port of the clients' listener. */
+  readonly port: number;
+  /** Loopback port of the controller's listener (KRaft quorum traffic). */
+  readonly controllerPort: number;
+}
+
+/** `127.0.0.1:<port>`: what `KAFKA_BROKERS` holds. */
+export function brokersAt(port: number): string {
+  return `127.0.0.1:${port}`;
+}
+
+function serverProperties(layout: KafkaBrokerLayout): string {
+  const settings: Record<string, string | number> = {
+    "process.roles": "broker,controller",
+    "node.id": 1,
+    "controller.quorum.voters": `1@127.0.0.1:${layout.controllerPort}`,
+    listeners: `PLAINTEXT://127.0.0.1:${layout.port},CONTROLLER://127.0.0.1:${layout.controllerPort}`,
+    "advertised.listeners": `PLAINTEXT://127.0.0.1:${layout.port}`,
+    "controller.listener.names": "CONTROLLER",
+    "inter.broker.listener.name": "PLAINTEXT",
+    "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+    "log.dirs": layout.dataDir,
+    "num.partitions": 3,
+    "auto.create.topics.enable": "false",
+    "offsets.topic.replication.factor": 1,
+    "offsets.topic.num.partitions": 5,
+    "transaction.state.log.replication.factor": 1,
+    "transaction.state.log.min.isr": 1,
+    "group.initial.rebalance.delay.ms": 0,
+  };
+  return `${Object.entries(settings)
+    .map(([key, value]) => `${key}=${escapeProperty(String(value))}`)
+    .join("\n")}\n`;
+}
+
+/** Java properties escaping for values: backslashes, and the characters that end a line. */
+function escapeProperty(value: string): string {
+  return value.replace(/[\\\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\n" ? "\\n" : "\\r"));
+}
+
+/**
+ * A random KRaft cluster id: 16 bytes in URL-safe base64 without padding, as Kafka's Uuid. Like
+ * Kafka's own generator, never one that starts with "-": the storage tool would read it as an
+ * option.
+ */
+function randomClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString("base64url");
+    if (!id.startsWith("-")) return id;
+  }
+}
+
+/**
+ * Writes `server.properties` and formats the storage if it is new. Returns the properties file.
+ * Existing storage keeps its data: a broker restarted on the same directory sees its topics and
+ * committed offsets again (the ports may differ between runs: static quorum voters are read from
+ * the configuration, not from the metadata log).
+ */
+export async function prepareKafkaStorage(runtime: KafkaRuntime, layout: KafkaBrokerLayout): Promise<string> {
+  await mkdir(layout.configDir, { recursive: true });
+  await mkdir(layout.dataDir, { recursive: true });
+  const properties = join(layout.configDir, "server.properties");
+  await writeFile(properties, serverProperties(layout));
+  const formatted = await stat(join(layout.dataDir, "meta.properties")).then(
+    () => true,
+    () => false,
+  );
+  if (!formatted) {
+    await runJava(runtime, [
+      "kafka.tools.StorageTool",
+      "format",
+      "--cluster-id",
+      randomClusterId(),
+      "--config",
+      properties,
+    ]);
+  }
+  return properties;
+}
+
+/** JVM options: a small heap, quick start-up, our logging. */
+function jvmOptions(): string[] {
+  return [
+    "-Xms64m",
+    "-Xmx512m",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    // C1 only: a test broker's life is mostly start-up, where C2's compile time is wasted.
+    "-XX:TieredStopAtLevel=1",
+    "-Djava.awt.headless=true",
+    `-Dlog4j.configuration=file:${kafkaLog4jProperties}`,
+  ];
+}
+
+/**
+ * The broker's command line (after the `java` command). With `exitOnStdinEof`, the launcher
+ * shuts the broker down when its stdin closes, tying it to the caller's lifetime.
+ */
+export function kafkaBrokerArgs(
+  runtime: KafkaRuntime,
+  properties: string,
+  exitOnStdinEof: boolean,
+): string[] {
+  return [
+    ...jvmOptions(),
+    ...(exitOnStdinEof ? ["-Dlauncher.exitOnStdinEof=true"] : []),
+    "-cp",
+    runtime.classpath,
+    kafkaLauncherClass,
+    kafkaMainClass,
+    properties,
+  ];
+}
+
+/** Runs a Kafka command-line tool class to completion; its output is kept for the error. */
+function runJava(runtime: KafkaRuntime, args: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      runtime.java,
+      [...jvmOptions(), "-cp", runtime.classpath, kafkaLauncherClass, ...args],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    const keep = (chunk: string) => {
+      output = (output + chunk).slice(-4_000);
+    };
+    child.stdout.setEncoding("utf8").on("data", keep);
+    child.stderr.setEncoding("utf8").on("data", keep);
+    child.once("error", reject);
+    child.once("exit", (code, signal) => {
+      if (code === 0) resolve();
+      else
+        reject(
+          new Error(`${args[0] ?? "java"} failed (${code ?? signal ?? "unknown"}):\n${output.trimEnd()}`),
+        );
+    });
+  });
+}
+
+/** A loopback port that was free a moment ago (bound, read and released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen({ host: "127.0.0.1", port: 0, exclusive: true }, () => {
+      const address = server.address();
+      server.close(() => {
+        if (typeof address === "object" && address !== null) resolve(address.port);
+        else reject(new Error("no port from the probe server"));
+      });
+    });
+  });
+}
+
+function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port, timeout: 500 });
+    const done = (result: boolean) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.once("connect", () => {
+      done(true);
+    });
+    socket.once("error", () => {
+      done(false);
+    });
+    socket.once("timeout", () => {
+      done(false);
+    });
+  });
+}
+
+/**
+ * True when the broker at `127.0.0.1:<port>` serves clients: a KafkaJS admin can connect and
+ * list topics (metadata is served only once the broker has caught up with the controller).
+ * A plain TCP probe comes first, so polling a broker that is not listening yet stays cheap.
+ */
+export async function kafkaAnswers(port: number, timeoutMs = 2_000): Promise<boolean> {
+  if (!(await acceptsConnections(port))) return false;
+  const admin = new Kafka({
+    clientId: "infra-probe",
+    brokers: [brokersAt(port)],
+    connectionTimeout: timeoutMs,
+    requestTimeout: timeoutMs,
+    retry: { retries: 0 },
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  try {
+    await admin.connect();
+    await admin.listTopics();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
+}

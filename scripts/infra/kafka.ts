@@ -1,0 +1,310 @@
+/**
+ * Apache Kafka in KRaft mode, the broker of our tests (DESIGN.md §6: real infrastructure on
+ * loopback, jars from Maven Central, no containers). See kafka-runtime.ts for how the jars and
+ * the launcher are cached and kafka-broker.ts for the broker's settings.
+ *
+ * Two ways in, as for FerretDB:
+ *   - `createKafkaComponent`: the shared instance of `npm run infra:up`, detached, on a fixed
+ *     port (`KAFKA_PORT`, default 19092), data under `<repo>/.infra/kafka/data`;
+ *   - `startKafka`: a private instance for one test run, on free ports, tied to the caller's
+ *     lifetime (the launcher exits when the caller's end of its stdin closes).
+ */
+import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { Socket } from "node:net";
+import { dirname, isAbsolute, join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import type { InfraComponent } from "./infra-component.js";
+import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
+import {
+  brokersAt,
+  freePort,
+  kafkaAnswers,
+  kafkaBrokerArgs,
+  kafkaMainClass,
+  prepareKafkaStorage,
+} from "./kafka-broker.js";
+import { ensureKafkaRuntime, kafkaLauncherClass, type KafkaRuntime } from "./kafka-runtime.js";
+import { isAlive, readLivePid, startDetached, stopProcess, tailOf, waitUntil } from "./processes.js";
+
+/** A JVM start plus the broker catching up with its controller; seconds, more on a busy box. */
+const startTimeoutMs = 60_000;
+/** Kafka's shutdown hook closes the logs and leaves the quorum: about 2 s. */
+const stopGraceMs = 20_000;
+/** What identifies our broker in a process listing (`readLivePid`). */
+const processSignature = `${kafkaLauncherClass} ${kafkaMainClass}`;
+
+/** The Kafka part of the infrastructure configuration, read once from the environment. */
+export interface KafkaInfraConfig {
+  /** `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`: jars and launcher. */
+  readonly cacheRoot: string;
+  /** `$JAVA_HOME/bin`, or undefined to take `java` and `javac` from PATH. */
+  readonly javaBin: string | undefined;
+  /** Client port of the shared broker (`KAFKA_PORT`, default 19092). */
+  readonly port: number;
+  /** Controller port of the shared broker (`KAFKA_CONTROLLER_PORT`, default 19093). */
+  readonly controllerPort: number;
+}
+
+function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
+    throw new InfraConfigError(`${name} must be a TCP port between 1 and 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+/** Where the jars are cached and which JDK runs them; all `startKafka` needs from the environment. */
+function kafkaToolchain(env: NodeJS.ProcessEnv): Pick<KafkaInfraConfig, "cacheRoot" | "javaBin"> {
+  const javaHome = env["JAVA_HOME"];
+  return {
+    // Beside the FerretDB binaries: `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`.
+    cacheRoot: dirname(defaultBinDir(env)),
+    javaBin: javaHome !== undefined && isAbsolute(javaHome) ? join(javaHome, "bin") : undefined,
+  };
+}
+
+/** Reads and checks the Kafka settings of `infra:up` (ports, cache, JDK) once, at start. */
+export function readKafkaInfraConfig(env: NodeJS.ProcessEnv): KafkaInfraConfig {
+  const port = readPort(env, "KAFKA_PORT", 19092);
+  const controllerPort = readPort(env, "KAFKA_CONTROLLER_PORT", 19093);
+  if (port === controllerPort) {
+    throw new InfraConfigError(`KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ, both are ${port}`);
+  }
+  return { ...kafkaToolchain(env), port, controllerPort };
+}
+
+/** The shared instance behind `npm run infra:up` / `infra:down`. */
+export function createKafkaComponent(
+  config: InfraConfig,
+  kafka: KafkaInfraConfig,
+  log: (message: string) => void,
+): InfraComponent {
+  const dir = join(config.stateDir, "kafka");
+  const dataDir = join(dir, "data");
+  const pidFile = join(dir, "kafka.pid");
+  const logFile = join(dir, "kafka.log");
+  const brokers = brokersAt(kafka.port);
+  const answers = () => kafkaAnswers(kafka.port, 1_000);
+
+  return {
+    name: "kafka",
+
+    async up() {
+      const env = { KAFKA_BROKERS: brokers };
+      const running = await readLivePid(pidFile, processSignature);
+      if (running !== undefined) {
+        // It may still be starting (a concurrent `up`), so give it the start timeout.
+        if (await waitUntil(answers, { timeoutMs: startTimeoutMs, intervalMs: 100 })) {
+          log(`already running (pid ${running}) at ${brokers}`);
+          return env;
+        }
+        throw new Error(
+          `Kafka (pid ${running}) runs but does not answer at ${brokers}; ` +
+            `run "npm run infra:down" and retry (log: ${logFile})`,
+        );
+      }
+
+      const runtime = await ensureKafkaRuntime({ cacheRoot: kafka.cacheRoot, javaBin: kafka.javaBin, log });
+      const started = performance.now();
+      const properties = await prepareKafkaStorage(runtime, {
+        configDir: dir,
+        dataDir,
+        port: kafka.port,
+        controllerPort: kafka.controllerPort,
+      });
+      const server = await startDetached({
+        command: runtime.java,
+        args: kafkaBrokerArgs(runtime, properties, false),
+        logFile,
+        pidFile,
+      });
+      const ready = await waitUntil(answers, {
+        timeoutMs: startTimeoutMs,
+        intervalMs: 100,
+        abort: server.exited,
+      });
+      // Alive as well as answering: if our broker could not bind, another one answers.
+      if (!ready || !isAlive(server.pid)) {
+        await stopProcess(server.pid, 2_000);
+        await rm(pidFile, { force: true });
+        throw new Error(
+          `Kafka did not start at ${brokers}; last lines of ${logFile}:\n${await tailOf(logFile, 20)}`,
+        );
+      }
+      const seconds = ((performance.now() - started) / 1000).toFixed(2);
+      log(
+        `Kafka ${runtime.version} started (pid ${server.pid}) at ${brokers} in ${seconds} s, data in ${dataDir}`,
+      );
+      return env;
+    },
+
+    async down() {
+      const pid = await readLivePid(pidFile, processSignature);
+      if (pid === undefined) {
+        log("not running");
+        return;
+      }
+      const outcome = await stopProcess(pid, stopGraceMs);
+      await rm(pidFile, { force: true });
+      log(`stopped (pid ${pid}, ${outcome})`);
+    },
+  };
+}
+
+/** A private broker for one test run (see `startKafka`). */
+export interface KafkaOptions {
+  /**
+   * The instance's directory (created if missing): `server.properties`, `kafka.log` and the
+   * broker's data under `data/`. A fresh directory gives an empty broker; starting again on
+   * the same directory (and port) brings back its topics and committed offsets.
+   */
+  readonly dataDir: string;
+  /** Client port on 127.0.0.1; a free one by default. */
+  readonly port?: number;
+  /** Defaults to the per-user cache and `$JAVA_HOME` of this process's environment. */
+  readonly cacheRoot?: string;
+  readonly javaBin?: string;
+  /** Fetch progress; defaults to stderr. */
+  readonly log?: (message: string) => void;
+}
+
+/** A running private broker; the caller owns it and stops it. */
+export interface KafkaInstance {
+  /** `127.0.0.1:<port>`, the value of `KAFKA_BROKERS`. */
+  readonly brokers: string;
+  readonly port: number;
+  readonly pid: number;
+  /**
+   * SIGTERM (Kafka's shutdown hook closes the logs), then SIGKILL after a grace period;
+   * resolves once the process has exited. Safe to call more than once.
+   */
+  stop(): Promise<void>;
+}
+
+type Exit = { readonly code: number | null; readonly signal: NodeJS.Signals | null };
+
+/**
+ * Starts a private single-node Kafka for one test run and resolves once a client can list
+ * topics.
+ *
+ * Ports: Kafka cannot report a port it picked itself (and the KRaft controller's address must
+ * be known before start), so free ports are found first by binding port 0; if another process
+ * takes one in between, the start is retried on new ports.
+ *
+ * The instance cannot outlive the caller: the launcher shuts the broker down when its stdin
+ * reaches end of file, which happens when the caller exits, even on a crash. Its handles are
+ * unref'd, so forgetting `stop()` does not keep the caller alive either.
+ */
+export async function startKafka(options: KafkaOptions): Promise<KafkaInstance> {
+  const log = options.log ?? ((message: string) => process.stderr.write(`kafka: ${message}\n`));
+  const defaults = kafkaToolchain(process.env);
+  const runtime = await ensureKafkaRuntime({
+    cacheRoot: options.cacheRoot ?? defaults.cacheRoot,
+    javaBin: options.javaBin ?? defaults.javaBin,
+    log,
+  });
+  await mkdir(options.dataDir, { recursive: true });
+  const attempts = options.port === undefined ? 3 : 1;
+  for (let attempt = 1; ; attempt += 1) {
+    const port = options.port ?? (await freePort());
+    let controllerPort = await freePort();
+    while (controllerPort === port) controllerPort = await freePort();
+    try {
+      return await launch(runtime, options.dataDir, port, controllerPort);
+    } catch (error) {
+      const portTaken = error instanceof Error && error.message.includes("Address already in use");
+      if (!portTaken || attempt >= attempts) throw error;
+      log(`a port was taken before the broker bound it, retrying on other ports`);
+    }
+  }
+}
+
+async function launch(
+  runtime: KafkaRuntime,
+  dir: string,
+  port: number,
+  controllerPort: number,
+): Promise<KafkaInstance> {
+  const logFile = join(dir, "kafka.log");
+  const properties = await prepareKafkaStorage(runtime, {
+    configDir: dir,
+    dataDir: join(dir, "data"),
+    port,
+    controllerPort,
+  });
+  const logFd = openSync(logFile, "a");
+  let child;
+  try {
+    child = spawn(runtime.java, kafkaBrokerArgs(runtime, properties, true), {
+      stdio: ["pipe", logFd, logFd],
+    });
+  } finally {
+    closeSync(logFd);
+  }
+  let exit: Exit | undefined;
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+  });
+  const spawnFailed = new Promise<never>((_, reject) => {
+    child.once("error", reject);
+  });
+  void spawnFailed.catch(() => undefined);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      if (exit !== undefined) return;
+      child.kill("SIGTERM");
+      const timer = new AbortController();
+      const graceful = await Promise.race([
+        exited.then(() => true),
+        delay(stopGraceMs, false, { signal: timer.signal }).catch(() => false),
+      ]);
+      timer.abort();
+      if (!graceful) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+    })();
+    return stopping;
+  };
+
+  const describeFailure = async (why: string) => {
+    const tail = await tailOf(logFile, 20);
+    return new Error(`Kafka (${logFile}) ${why}${tail === "" ? "" : `:\n${tail}`}`);
+  };
+
+  try {
+    const ready = await Promise.race([
+      waitUntil(() => kafkaAnswers(port, 1_000), {
+        timeoutMs: startTimeoutMs,
+        intervalMs: 50,
+        abort: exited,
+      }),
+      spawnFailed,
+    ]);
+    if (!ready || exit !== undefined) {
+      throw await describeFailure(
+        exit === undefined
+          ? `does not answer at ${brokersAt(port)} after ${startTimeoutMs / 1000} s`
+          : `exited before it was ready (${exit.code ?? exit.signal ?? "unknown"})`,
+      );
+    }
+    const pid = child.pid;
+    if (pid === undefined) throw await describeFailure("has no pid");
+
+    child.unref();
+    if (child.stdin instanceof Socket) child.stdin.unref();
+    return { brokers: brokersAt(port), port, pid, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,490 @@
+/**
+ * The Kafka adapter of the event-bus port (DESIGN.md §5), on KafkaJS 2.2.4. Every KafkaJS call
+ * of the services is in this file, so swapping the client (KafkaJS is in maintenance mode)
+ * touches nothing else; the wire format is in kafka-records.ts, without client types.
+ *
+ * Topics. Created at start if missing (the spec's four by default, `partitions` each, 3 by
+ * default), and any other topic the first time it is published to or subscribed to, such as
+ * `<group>.dead-letter`. Brokers run with `auto.create.topics.enable=false`, so a topic exists
+ * because this adapter created it with the intended partition count.
+ *
+ * Publishing. Key = subject (one aggregate's events share a partition and keep their order),
+ * value = the protobuf JSON payload, CloudEvents attributes in headers. `acks: -1`: `publish`
+ * resolves once every in-sync replica has the records. Choices:
+ *   - the Java-compatible murmur2 partitioner (KafkaJS's default since 2.0, passed explicitly):
+ *     a key lands on the same partition as from any Java or librdkafka producer;
+ *   - no idempotent producer: KafkaJS marks it experimental (DESIGN.md §5), and delivery is
+ *     at-least-once anyway (the outbox republishes after a crash, consumers dedupe by event
+ *     id). Instead one request in flight per broker: a retried batch can then be duplicated,
+ *     but never overtaken by a later one, so per-key order holds through retries.
+ * KafkaJS's `send` takes no abort signal; `publish` stops waiting when its signal aborts (the
+ * send may still complete: the caller keeps the records and republishes, consumers dedupe).
+ *
+ * Consuming. One KafkaJS consumer per subscription, in the subscription's group; a new group
+ * starts from the earliest record. Auto-commit is off: a record's offset is committed only
+ * after its handler resolved (at-least-once; per-partition order, hence per-key order). A
+ * failed record is delivered again after `redeliveryDelayMs` (its partition pauses meanwhile,
+ * holding the later records back), until it succeeds; bounding that is `withRetries`' business
+ * (it dead-letters and resolves). The partitions of one fetch are handled concurrently, so a
+ * handler can run for records of different partitions at once, as the embedded bus runs
+ * different topics at once. KafkaJS fetches again only once every partition of the previous
+ * fetch is done, so a handler that takes long (`withRetries` backing off) delays the other
+ * partitions of its broker as well, not only its own.
+ *
+ * A consumer that crashed (KafkaJS gives up after its retries, e.g. when the broker stays away
+ * for more than about 20 s) is restarted here, every time: KafkaJS would restart it itself only
+ * after errors it deems retriable, and losing the group coordinator is not one of them. So a
+ * Kafka outage delays consumption and never ends it.
+ */
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Admin,
+  type Consumer,
+  type EachBatchPayload,
+  type KafkaMessage,
+  type LogEntry,
+  type Producer,
+} from "kafkajs";
+import { setTimeout as delay } from "node:timers/promises";
+import { pino } from "pino";
+import type { EventBus, EventHandler, EventRecord, Subscription, SubscriptionOptions } from "./event-bus.js";
+import type { EventLogger } from "./event-logger.js";
+import { eventTopics } from "./event-topics.js";
+import { fromKafkaMessage, toKafkaMessage } from "./kafka-records.js";
+import { normalizeEventRecord } from "./topic-log.js";
+
+/** How to reach the cluster and how the bus shapes the topics it creates. */
+export interface KafkaBusOptions {
+  /** Bootstrap brokers, `host:port` each (`KAFKA_BROKERS` split at commas). */
+  readonly brokers: readonly string[];
+  /** Names this client in broker logs and metrics, e.g. the service's name. */
+  readonly clientId: string;
+  readonly logger?: EventLogger;
+  /** Partitions of every topic this bus creates (default 3). Existing topics keep theirs. */
+  readonly partitions?: number;
+  /** Topics to create at start if missing (default: every event topic of the contract). */
+  readonly topics?: readonly string[];
+  /** Pause before a record whose handler failed is delivered again (default 1000 ms). */
+  readonly redeliveryDelayMs?: number;
+}
+
+const defaultPartitions = 3;
+const defaultRedeliveryDelayMs = 1000;
+/**
+ * Consumer timing. A member heart-beats every second and is evicted after 10 s of silence; an
+ * idle fetch waits at most 500 ms (closing a subscription waits for the fetch in flight).
+ * Short values make joins, leaves and rebalances take about a second instead of KafkaJS's
+ * 3-5 s defaults, for a few more requests per idle consumer.
+ */
+const sessionTimeoutMs = 10_000;
+const heartbeatIntervalMs = 1_000;
+const maxWaitTimeMs = 500;
+/** Pause before restarting a crashed consumer. */
+const restartDelayMs = 2_000;
+/** Longest wait for a new topic's partitions to get leaders. */
+const topicReadyTimeoutMs = 30_000;
+/** Upper bound of partitions one subscription consumes at once. */
+const maxConcurrency = 16;
+/**
+ * Client retries: exponential from 200 ms, capped at 5 s, 8 retries (about 20 s in all). A
+ * `publish` during an outage fails after that; the outbox relay tries again later.
+ */
+const retry = { initialRetryTime: 200, maxRetryTime: 5_000, retries: 8 };
+
+/** Kafka's legal topic characters and length; groups follow it so `<group>.dead-letter` is legal. */
+const namePattern = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,248}$/;
+
+/** Opens the bus: connects, and creates the configured topics that are missing. */
+export async function createKafkaBus(options: KafkaBusOptions): Promise<EventBus> {
+  const partitions = options.partitions ?? defaultPartitions;
+  const redeliveryDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
+  if (options.brokers.length === 0) throw new RangeError("brokers must name at least one broker");
+  if (!Number.isSafeInteger(partitions) || partitions < 1) {
+    throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
+  }
+  if (!Number.isFinite(redeliveryDelayMs) || redeliveryDelayMs < 0) {
+    throw new RangeError(`redeliveryDelayMs must be >= 0, got ${redeliveryDelayMs}`);
+  }
+  const topics = options.topics ?? eventTopics();
+  for (const topic of topics) assertName("topic", topic);
+  const logger = options.logger ?? pino({ name: "kafka-bus" });
+
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    retry,
+    logLevel: logLevel.WARN,
+    logCreator: () => (entry) => {
+      forwardLog(logger, entry);
+    },
+  });
+  const admin = kafka.admin();
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: false,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
+  try {
+    await admin.connect();
+    await producer.connect();
+    const bus = new KafkaBus({ kafka, admin, producer, logger, partitions, redeliveryDelayMs });
+    await bus.ensureTopics(topics);
+    return bus;
+  } catch (error) {
+    await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+    throw error;
+  }
+}
+
+/**
+ * KafkaJS's warnings and errors, into the platform's logger, all as warnings: KafkaJS logs each
+ * failed connection attempt as an error, so an outage floods the log with expected failures.
+ * What needs attention (a consumer that stopped, a failed publish) is the adapter's or its
+ * caller's own error line.
+ */
+function forwardLog(logger: EventLogger, entry: LogEntry): void {
+  const fields = Object.fromEntries(
+    Object.entries(entry.log).filter(([key]) => key !== "message" && key !== "timestamp"),
+  );
+  const line = { ...fields, kafkajs: entry.namespace };
+  if (entry.level === logLevel.ERROR || entry.level === logLevel.WARN) {
+    logger.warn(line, `kafkajs: ${entry.log.message}`);
+  }
+}
+
+function assertName(kind: "topic" | "group", name: string): void {
+  if (!namePattern.test(name)) throw new TypeError(`invalid ${kind} name ${JSON.stringify(name)}`);
+}
+
+/** Validates and groups records by topic, keeping their order within each topic. */
+function groupByTopic(records: readonly EventRecord[]): Map<string, EventRecord[]> {
+  const byTopic = new Map<string, EventRecord[]>();
+  for (const candidate of records) {
+    const record = normalizeEventRecord(candidate);
+    if (record === undefined) throw new TypeError("publish: not an event record (a string field is missing)");
+    if (!namePattern.test(record.topic)) {
+      throw new TypeError(`publish: invalid topic name ${JSON.stringify(record.topic)}`);
+    }
+    const batch = byTopic.get(record.topic);
+    if (batch === undefined) byTopic.set(record.topic, [record]);
+    else batch.push(record);
+  }
+  return byTopic;
+}
+
+/** Waits for `work`, or rejects with the signal's reason as soon as it aborts. */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason as Error);
+    };
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => {
+      signal.removeEventListener("abort", onAbort);
+    });
+  });
+}
+
+interface BusParts {
+  readonly kafka: Kafka;
+  readonly admin: Admin;
+  readonly producer: Producer;
+  readonly logger: EventLogger;
+  readonly partitions: number;
+  readonly redeliveryDelayMs: number;
+}
+
+class KafkaBus implements EventBus {
+  readonly #parts: BusParts;
+  /** Topics known to exist (or being created), so each is created at most once per bus. */
+  readonly #topics = new Map<string, Promise<void>>();
+  readonly #subscriptions = new Set<KafkaSubscription>();
+  readonly #publishing = new Set<Promise<void>>();
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(parts: BusParts) {
+    this.#parts = parts;
+  }
+
+  async publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void> {
+    if (this.#closed) throw new Error("the Kafka event bus is closed");
+    signal?.throwIfAborted();
+    const byTopic = groupByTopic(records);
+    if (byTopic.size === 0) return;
+    const sending = this.#send(byTopic);
+    this.#publishing.add(sending);
+    // Settled here too: after an abort nobody else awaits it.
+    void sending
+      .catch(() => undefined)
+      .finally(() => {
+        this.#publishing.delete(sending);
+      });
+    await unlessAborted(sending, signal);
+  }
+
+  async #send(byTopic: ReadonlyMap<string, readonly EventRecord[]>): Promise<void> {
+    await this.ensureTopics([...byTopic.keys()]);
+    await this.#parts.producer.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic].map(([topic, batch]) => ({
+        topic,
+        messages: batch.map((record) => {
+          const { key, value, headers } = toKafkaMessage(record);
+          return { key, value, headers: { ...headers } };
+        }),
+      })),
+    });
+  }
+
+  async subscribe(options: SubscriptionOptions): Promise<Subscription> {
+    if (this.#closed) throw new Error("the Kafka event bus is closed");
+    const { group, handler } = options;
+    assertName("group", group);
+    if (options.topics.length === 0) throw new TypeError("subscribe: no topics");
+    const topics = [...new Set(options.topics)];
+    for (const topic of topics) assertName("topic", topic);
+    await this.ensureTopics(topics);
+
+    const subscription = new KafkaSubscription({
+      consumer: this.#parts.kafka.consumer({
+        groupId: group,
+        sessionTimeout: sessionTimeoutMs,
+        heartbeatInterval: heartbeatIntervalMs,
+        maxWaitTimeInMs: maxWaitTimeMs,
+        allowAutoTopicCreation: false,
+        // Restarts are ours, after any crash (see `KafkaSubscription`).
+        retry: { ...retry, restartOnFailure: () => Promise.resolve(false) },
+      }),
+      group,
+      topics,
+      handler,
+      logger: this.#parts.logger,
+      redeliveryDelayMs: this.#parts.redeliveryDelayMs,
+      concurrency: Math.min(maxConcurrency, topics.length * this.#parts.partitions),
+    });
+    this.#subscriptions.add(subscription);
+    const forget = (): void => {
+      this.#subscriptions.delete(subscription);
+    };
+    try {
+      await subscription.start();
+    } catch (error) {
+      await subscription.close().finally(forget);
+      throw error;
+    }
+    return { close: () => subscription.close().finally(forget) };
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#closing ??= (async () => {
+      await Promise.allSettled([...this.#subscriptions].map((subscription) => subscription.close()));
+      await Promise.allSettled(this.#publishing);
+      await Promise.allSettled([this.#parts.producer.disconnect(), this.#parts.admin.disconnect()]);
+    })();
+    return this.#closing;
+  }
+
+  /** Creates the topics that do not exist yet, with the bus's partition count. */
+  async ensureTopics(topics: readonly string[]): Promise<void> {
+    await Promise.all(topics.map((topic) => this.#ensureTopic(topic)));
+  }
+
+  #ensureTopic(topic: string): Promise<void> {
+    let ensured = this.#topics.get(topic);
+    if (ensured === undefined) {
+      const creating = this.#createTopic(topic);
+      // A failed attempt is forgotten, so the next publish or subscribe tries again.
+      void creating.catch(() => {
+        if (this.#topics.get(topic) === creating) this.#topics.delete(topic);
+      });
+      this.#topics.set(topic, creating);
+      ensured = creating;
+    }
+    return ensured;
+  }
+
+  /**
+   * Creates the topic unless it exists, then waits until every partition has a leader, so the
+   * first send or subscription finds it. The wait is ours: KafkaJS's `waitForLeaders` gives up
+   * when the broker's metadata does not list a topic created a moment ago, which happens on a
+   * busy machine.
+   */
+  async #createTopic(topic: string): Promise<void> {
+    const { admin, partitions } = this.#parts;
+    await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: false });
+    const deadline = Date.now() + topicReadyTimeoutMs;
+    for (;;) {
+      try {
+        const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+        const found = topics.find((candidate) => candidate.name === topic)?.partitions ?? [];
+        if (found.length > 0 && found.every((partition) => partition.leader >= 0)) return;
+      } catch (error) {
+        if (!isMetadataLag(error) || Date.now() > deadline) throw error;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`topic ${topic} has no leader after ${topicReadyTimeoutMs} ms`);
+      await delay(50);
+    }
+  }
+}
+
+/** Errors of a metadata request that only mean the broker has not caught up with a new topic. */
+function isMetadataLag(error: unknown): boolean {
+  const type = (error as { type?: unknown } | null)?.type;
+  return type === "UNKNOWN_TOPIC_OR_PARTITION" || type === "LEADER_NOT_AVAILABLE";
+}
+
+interface SubscriptionParts {
+  readonly consumer: Consumer;
+  readonly group: string;
+  readonly topics: readonly string[];
+  readonly handler: EventHandler;
+  readonly logger: EventLogger;
+  readonly redeliveryDelayMs: number;
+  readonly concurrency: number;
+}
+
+/** One subscription: a consumer group member and the loop that hands it records. */
+class KafkaSubscription {
+  readonly #parts: SubscriptionParts;
+  /** Aborted when the subscription closes: the handler's signal. */
+  readonly #controller = new AbortController();
+  #restartTimer: NodeJS.Timeout | undefined;
+  readonly #resumeTimers = new Set<NodeJS.Timeout>();
+  #closing: Promise<void> | undefined;
+
+  constructor(parts: SubscriptionParts) {
+    this.#parts = parts;
+    const { consumer } = parts;
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      this.#onCrash(payload.error);
+    });
+  }
+
+  async start(): Promise<void> {
+    const { consumer, topics } = this.#parts;
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+    await this.#run();
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#controller.abort(new Error("subscription closed"));
+      clearTimeout(this.#restartTimer);
+      for (const timer of this.#resumeTimers) clearTimeout(timer);
+      // Stops fetching, waits for the batch in flight (its handler and commit), leaves the group.
+      await this.#parts.consumer.disconnect();
+    })();
+    return this.#closing;
+  }
+
+  #run(): Promise<void> {
+    return this.#parts.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.#parts.concurrency,
+      eachBatch: (payload) => this.#eachBatch(payload),
+    });
+  }
+
+  /** KafkaJS has stopped the consumer (and disconnected it); it runs again after a pause. */
+  #onCrash(error: Error): void {
+    const { logger, group } = this.#parts;
+    if (this.#controller.signal.aborted) return;
+    logger.error(
+      { err: error, group, restartInMs: restartDelayMs },
+      "kafka bus: consumer stopped on an error, restarting it",
+    );
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined;
+      if (this.#controller.signal.aborted) return;
+      // A failure to start comes back through the crash event and schedules the next attempt.
+      this.#run().catch((restartError: unknown) => {
+        logger.error({ err: restartError, group }, "kafka bus: cannot restart the consumer");
+      });
+    }, restartDelayMs);
+  }
+
+  async #eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { topic, partition } = payload.batch;
+    for (const message of payload.batch.messages) {
+      if (this.#controller.signal.aborted || !payload.isRunning() || payload.isStale()) return;
+      const outcome = await this.#deliver(topic, partition, message, payload);
+      if (outcome === "failed") this.#redeliverLater(payload);
+      if (outcome !== "handled") return;
+      payload.resolveOffset(message.offset);
+      const next = (BigInt(message.offset) + 1n).toString();
+      await payload.commitOffsetsIfNecessary({
+        topics: [{ topic, partitions: [{ partition, offset: next }] }],
+      });
+    }
+  }
+
+  /**
+   * Hands one record to its handler. The consumer heart-beats meanwhile: KafkaJS does so only
+   * between records, and a handler may take longer than the session (`withRetries` backs off
+   * for about 25 s before it dead-letters).
+   */
+  async #deliver(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    payload: EachBatchPayload,
+  ): Promise<"handled" | "failed" | "closing"> {
+    const { handler, logger, group } = this.#parts;
+    const signal = this.#controller.signal;
+    const decoded = fromKafkaMessage(topic, message);
+    if (!decoded.ok) {
+      // Not an event of ours (another producer wrote it): no handler can use it, and blocking
+      // the partition on it forever would stop every event behind it.
+      logger.error(
+        { group, topic, partition, offset: message.offset, reason: decoded.reason },
+        "kafka bus: skipping a record that is not a CloudEvents event",
+      );
+      return "handled";
+    }
+    const beat = setInterval(() => {
+      // A failed heartbeat (a rebalance, a lost coordinator) shows again, and is acted on, when
+      // KafkaJS heart-beats after the batch.
+      payload.heartbeat().catch(() => undefined);
+    }, heartbeatIntervalMs);
+    try {
+      await handler(decoded.record, signal);
+      return "handled";
+    } catch (error) {
+      if (signal.aborted) return "closing";
+      logger.warn(
+        { err: error, group, topic, partition, offset: message.offset, id: decoded.record.id },
+        "kafka bus: handler failed, the record will be delivered again",
+      );
+      return "failed";
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  /**
+   * Redelivery of a failed record: its partition pauses for `redeliveryDelayMs`, and since its
+   * offset was not resolved, the next fetch after resuming starts at it again. The partition's
+   * later records wait behind it; other partitions go on being fetched meanwhile.
+   */
+  #redeliverLater(payload: EachBatchPayload): void {
+    const resume = payload.pause();
+    const timer = setTimeout(() => {
+      this.#resumeTimers.delete(timer);
+      resume();
+    }, this.#parts.redeliveryDelayMs);
+    this.#resumeTimers.add(timer);
+  }
+}
