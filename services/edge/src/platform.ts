@@ -7,6 +7,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { join } from "node:path";
 import { buildAuthService } from "@commerce/auth/server.js";
+import { buildNotificationService } from "@commerce/notification/server.js";
 import { buildOrderService } from "@commerce/order/server.js";
 import { buildProductService } from "@commerce/product/server.js";
 import { buildUserService } from "@commerce/user/server.js";
@@ -98,6 +99,7 @@ export async function startPlatform({
     await buildUserService(await contextFor("user")),
     await buildProductService(await contextFor("product")),
     await buildOrderService(await contextFor("order")),
+    await buildNotificationService(await contextFor("notification")),
   ];
   const host: ServiceHost = createServiceHost({
     routes: modules,

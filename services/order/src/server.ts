@@ -1,8 +1,10 @@
 /**
  * Wiring of the Order service: ports in, routes and background work (outbox relay, pending
- * stock releases) out, no socket.
+ * stock releases, the payment-events consumer) out, no socket.
  */
 import { createClient } from "@connectrpc/connect";
+import type { Subscription } from "@commerce/runtime/events/event-bus.js";
+import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
 import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
 import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
@@ -13,6 +15,7 @@ import { createOrderHandler } from "./order-handler.js";
 import { openOrderCollections } from "./order-store.js";
 import { createOrders } from "./orders.js";
 import { createPayableHandler } from "./payable-handler.js";
+import { createPaymentConsumer, paymentTopic } from "./payment-consumer.js";
 import { createStockReleases } from "./stock-releases.js";
 
 export interface OrderOptions {
@@ -56,6 +59,7 @@ export async function buildOrderService(
     clock: ctx.clock,
     logger: ctx.logger,
   });
+  let payments: Subscription | undefined;
   return {
     name: "order",
     services: [OrderService, PayableOrderService],
@@ -63,12 +67,18 @@ export async function buildOrderService(
       router.service(OrderService, createOrderHandler(orders));
       router.service(PayableOrderService, createPayableHandler(orders));
     },
-    start() {
+    async start() {
       relay.start();
       stockReleases.start();
-      return Promise.resolve();
+      payments = await startConsumer(ctx.bus, {
+        group: "order-service",
+        topics: [paymentTopic],
+        handler: createPaymentConsumer(orders, ctx.logger),
+        logger: ctx.logger,
+      });
     },
     async stop() {
+      await payments?.close();
       await stockReleases.stop();
       await relay.stop();
     },

@@ -1,0 +1,79 @@
+/**
+ * What the Notification service stores, in its own database: the notifications, and two small
+ * projections of other services' events that deciding recipients and texts needs (the admins'
+ * emails, the products' names). Nothing here is read from another service's database.
+ */
+import { createHash } from "node:crypto";
+import type {
+  Collection,
+  CollectionSpec,
+  DocumentStore,
+  StoredDocument,
+  VersionedDocument,
+} from "@commerce/runtime/store/document-store.js";
+
+export interface NotificationDocument extends VersionedDocument {
+  /** `notificationId(eventId, userEmail)`: a redelivered event hits this unique key. */
+  readonly _id: string;
+  /** The recipient's lower-cased email (the identity the edge asserts). */
+  readonly userEmail: string;
+  /** The spec's name of the event that caused it, e.g. ORDER_PLACED. */
+  readonly eventType: string;
+  readonly message: string;
+  /** The event's time, UTC wall clock YYYY-MM-DDTHH:MM:SS (what clients see). */
+  readonly timestamp: string;
+  /**
+   * The event's time, RFC 3339 UTC with milliseconds: the "newest first" sort key, so that two
+   * events of one second (a registration and the first login) keep their real order.
+   */
+  readonly occurredAt: string;
+  /** The CloudEvents id of the event, for tracing a notification back to its cause. */
+  readonly eventId: string;
+  readonly read: boolean;
+}
+
+/** An ADMIN account, as USER_REGISTERED announced it: the recipients of catalog notices. */
+export interface AdminDocument extends StoredDocument {
+  /** The admin's lower-cased email. */
+  readonly _id: string;
+  readonly userId: number;
+}
+
+/** A product's name, from PRODUCT_CREATED (names cannot change: only price and stock can). */
+export interface ProductNameDocument extends StoredDocument {
+  /** The product id. */
+  readonly _id: string;
+  readonly name: string;
+}
+
+export interface NotificationCollections {
+  readonly notifications: Collection<NotificationDocument>;
+  readonly admins: Collection<AdminDocument>;
+  readonly productNames: Collection<ProductNameDocument>;
+}
+
+const notificationsSpec: CollectionSpec<NotificationDocument> = {
+  name: "notifications",
+  indexes: [{ fields: ["userEmail"] }],
+};
+const adminsSpec: CollectionSpec<AdminDocument> = { name: "admins" };
+const productNamesSpec: CollectionSpec<ProductNameDocument> = { name: "product_names" };
+
+export async function openNotificationCollections(store: DocumentStore): Promise<NotificationCollections> {
+  return {
+    notifications: await store.collection(notificationsSpec),
+    admins: await store.collection(adminsSpec),
+    productNames: await store.collection(productNamesSpec),
+  };
+}
+
+/**
+ * The id of the notification that event `eventId` gives `userEmail`: `ntf_` and 22 base64url
+ * characters of SHA-256 over both (132 bits). Deterministic, so consuming an event twice
+ * inserts the same `_id` twice and the unique `_id` keeps one (an atomic insert is the only
+ * primitive this needs, on every backend); opaque, so it reveals neither the event nor the email.
+ */
+export function notificationId(eventId: string, userEmail: string): string {
+  const digest = createHash("sha256").update(eventId).update("\n").update(userEmail).digest("base64url");
+  return `ntf_${digest.slice(0, 22)}`;
+}

@@ -1,0 +1,113 @@
+/**
+ * The Notification domain: storing the notifications that events produce (once per event and
+ * recipient), listing them newest first, and the one client write, marking one as read.
+ */
+import { conflict, forbidden, notFound } from "@commerce/runtime/errors/domain-error.js";
+import type { Caller } from "@commerce/runtime/identity/caller.js";
+import { DuplicateKeyError, type FindOptions, type SortKey } from "@commerce/runtime/store/document-store.js";
+import { formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
+import {
+  notificationId,
+  type NotificationCollections,
+  type NotificationDocument,
+} from "./notification-store.js";
+
+/** A notification an event produced for one recipient. */
+export interface NewNotification {
+  readonly eventId: string;
+  readonly eventType: string;
+  /** Lower-cased email. */
+  readonly userEmail: string;
+  readonly message: string;
+  /** The event's time. */
+  readonly occurredAt: Date;
+}
+
+/** Zero-based page and its size, as the contract validated them (size 1 to 100). */
+export interface Paging {
+  readonly page: number;
+  readonly size: number;
+}
+
+export interface Notifications {
+  /**
+   * Stores `notification` unless the same event already gave this recipient one; returns
+   * whether it was new. Idempotent by (event id, recipient) through the unique `_id`.
+   */
+  deliver(notification: NewNotification, signal?: AbortSignal): Promise<boolean>;
+  /** The caller's notifications, newest first; only unread ones when `unreadOnly`. */
+  listMine(
+    caller: Caller,
+    paging: Paging,
+    unreadOnly: boolean,
+    signal: AbortSignal,
+  ): Promise<NotificationDocument[]>;
+  /** Everyone's notifications, newest first (admin). */
+  listAll(paging: Paging, signal: AbortSignal): Promise<NotificationDocument[]>;
+  /** Marks the caller's own notification read; marking it again changes nothing. */
+  markRead(caller: Caller, notificationId: string, signal: AbortSignal): Promise<void>;
+}
+
+export const defaultPageSize = 20;
+
+/** Compare-and-set attempts against concurrent writers before answering 409. */
+const maxSwapAttempts = 20;
+
+/** Newest first by the event's time (milliseconds), ties by id: pages never overlap or skip. */
+const newestFirst: readonly SortKey<NotificationDocument>[] = [
+  { field: "occurredAt", direction: -1 },
+  { field: "_id", direction: -1 },
+];
+
+export function createNotifications({ notifications }: NotificationCollections): Notifications {
+  function pageOf(paging: Paging, signal: AbortSignal): FindOptions<NotificationDocument> {
+    return { sort: newestFirst, skip: paging.page * paging.size, limit: paging.size, signal };
+  }
+
+  return {
+    async deliver(notification, signal) {
+      try {
+        await notifications.insert(
+          {
+            _id: notificationId(notification.eventId, notification.userEmail),
+            _v: 1,
+            userEmail: notification.userEmail,
+            eventType: notification.eventType,
+            message: notification.message,
+            timestamp: formatTimestamp(notification.occurredAt),
+            occurredAt: notification.occurredAt.toISOString(),
+            eventId: notification.eventId,
+            read: false,
+          },
+          signal,
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) return false; // a redelivery: already there
+        throw error;
+      }
+    },
+
+    listMine(caller, paging, unreadOnly, signal) {
+      const filter = unreadOnly ? { userEmail: caller.email, read: false } : { userEmail: caller.email };
+      return notifications.find(filter, pageOf(paging, signal));
+    },
+
+    listAll(paging, signal) {
+      return notifications.find({}, pageOf(paging, signal));
+    },
+
+    async markRead(caller, id, signal) {
+      for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
+        const current = await notifications.get(id, signal);
+        if (current === undefined) throw notFound("notification not found");
+        if (current.userEmail !== caller.email) throw forbidden("this notification belongs to another user");
+        if (current.read) return;
+        // Lost only to another markRead of the same notification: the re-read sees it read.
+        if (await notifications.swap({ ...current, _v: current._v + 1, read: true }, current._v, signal))
+          return;
+      }
+      throw conflict("the notification is being changed concurrently; retry");
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * Wiring of the Notification service: ports in, routes and the event consumer out, no socket.
+ */
+import type { Subscription } from "@commerce/runtime/events/event-bus.js";
+import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { NotificationService } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
+import { createAdminRoster } from "./admin-roster.js";
+import { createNotificationConsumer } from "./notification-consumer.js";
+import { createNotificationHandler } from "./notification-handler.js";
+import { createNotificationRules, notificationTopics } from "./notification-rules.js";
+import { openNotificationCollections } from "./notification-store.js";
+import { createNotifications } from "./notifications.js";
+import { createProductNames } from "./product-names.js";
+
+export async function buildNotificationService(ctx: ServiceContext): Promise<ServiceModule> {
+  const collections = await openNotificationCollections(ctx.store);
+  const notifications = createNotifications(collections);
+  const rules = createNotificationRules({
+    admins: createAdminRoster(collections.admins),
+    productNames: createProductNames(collections.productNames),
+    currency: ctx.config.payment.currency,
+  });
+  let subscription: Subscription | undefined;
+  return {
+    name: "notification",
+    services: [NotificationService],
+    register(router) {
+      router.service(NotificationService, createNotificationHandler(notifications));
+    },
+    async start() {
+      subscription = await startConsumer(ctx.bus, {
+        group: "notification-service",
+        topics: notificationTopics,
+        handler: createNotificationConsumer(rules, notifications),
+        logger: ctx.logger,
+      });
+    },
+    async stop() {
+      await subscription?.close();
+    },
+  };
+}

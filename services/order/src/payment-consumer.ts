@@ -1,0 +1,77 @@
+/**
+ * Consumes payment-events (DESIGN.md §7): PAYMENT_SUCCESS confirms the paid order, CREATED →
+ * CONFIRMED, through the same compare-and-set move an admin makes (`Orders.updateStatus`), so
+ * ORDER_STATUS_UPDATED rides in the same write. PAYMENT_CREATED and PAYMENT_FAILED change
+ * nothing: an unpaid order stays CREATED and can be paid again.
+ *
+ * Idempotent by the order's state, which only moves forward: a redelivered PAYMENT_SUCCESS
+ * finds the order CONFIRMED and leaves it (no second event). An order that is CANCELLED, or
+ * unknown, or that the payment does not match (another customer, another amount), is logged
+ * and skipped, never failed: retrying could not change the answer.
+ */
+import type { EventHandler } from "@commerce/runtime/events/event-bus.js";
+import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
+import type { EventLogger } from "@commerce/runtime/events/event-logger.js";
+import { DomainError } from "@commerce/runtime/errors/domain-error.js";
+import { toMinorUnits } from "@commerce/runtime/money/minor-units.js";
+import {
+  PaymentSucceededSchema,
+  type PaymentSucceeded,
+} from "@commerce/runtime/gen/commerce/events/v1/payment_events_pb.js";
+import type { OrderDocument } from "./order-store.js";
+import type { Orders } from "./orders.js";
+
+export const paymentTopic = eventContract(PaymentSucceededSchema).topic;
+
+export function createPaymentConsumer(orders: Orders, logger: EventLogger): EventHandler {
+  const { type } = eventContract(PaymentSucceededSchema);
+
+  /** The live order, or undefined (logged) when there is none. */
+  async function orderOf(payment: PaymentSucceeded, signal: AbortSignal): Promise<OrderDocument | undefined> {
+    try {
+      return await orders.getPayableOrder(payment.orderId, signal);
+    } catch (error) {
+      if (!(error instanceof DomainError && error.kind === "not_found")) throw error;
+      logger.warn(
+        { orderId: payment.orderId, paymentId: payment.paymentId },
+        "PAYMENT_SUCCESS for an unknown order; skipped",
+      );
+      return undefined;
+    }
+  }
+
+  /** True when the order is CREATED and the payment is for it; otherwise logs why not. */
+  function confirmable(order: OrderDocument, payment: PaymentSucceeded): boolean {
+    const fields = { orderId: order._id, paymentId: payment.paymentId, status: order.status };
+    if (order.customerId !== payment.customerId || toMinorUnits(payment.amount) !== order.totalMinor) {
+      logger.error(
+        { ...fields, amount: payment.amount, totalMinor: order.totalMinor },
+        "PAYMENT_SUCCESS does not match its order (customer or amount); not confirmed",
+      );
+      return false;
+    }
+    if (order.status === "CONFIRMED") return false; // confirmed already: a redelivery, or the admin
+    if (order.status !== "CREATED") {
+      logger.warn(fields, "PAYMENT_SUCCESS for an order that cannot be confirmed; skipped");
+      return false;
+    }
+    return true;
+  }
+
+  return async (record, signal) => {
+    if (record.type !== type) return; // PAYMENT_CREATED, PAYMENT_FAILED: nothing to do
+    const payment = parseEventData(PaymentSucceededSchema, record);
+    const order = await orderOf(payment, signal);
+    if (order === undefined || !confirmable(order, payment)) return;
+    try {
+      await orders.updateStatus(order._id, "CONFIRMED", signal);
+      logger.info({ orderId: order._id, paymentId: payment.paymentId }, "order confirmed by its payment");
+    } catch (error) {
+      if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
+      // Moved meanwhile (an admin confirmed or cancelled it): judge the status that is there now.
+      const now = await orderOf(payment, signal);
+      if (now?.status === "CREATED") throw error; // only lost races: retry with backoff
+      if (now !== undefined) confirmable(now, payment);
+    }
+  };
+}
