@@ -7,10 +7,12 @@
  *   2. through the edge, in embedded mode and again on FerretDB:
  *      GET /api/users/me (JWT, transcoding, User service, store), GET /api/products/{id},
  *      a filtered GET /api/products page, and orders placed per second (many products, and
- *      one hot product).
+ *      one hot product);
+ *   3. events: change → notification latency in every mode, including FerretDB + Kafka, and
+ *      the outbox relay's throughput onto the embedded bus and onto Kafka.
  *
- * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES=embedded
- * skips the FerretDB pass.
+ * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
+ * embedded, ferretdb, kafka) selects the passes.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -19,13 +21,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFerretDb } from "../infra/ferretdb.js";
 import { startPlatformProcess, type PlatformProcess } from "../testing/platform-process.js";
+import { startKafka } from "../infra/kafka.js";
 import { benchCatalog } from "./catalog-bench.js";
+import { benchEventLatency, benchRelay } from "./event-bench.js";
 import { formatResult, measure, type LoadResult } from "./load.js";
 import { benchOrders } from "./order-bench.js";
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8);
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
-const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb").split(",");
+const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb,kafka").split(",");
 const admin = { email: "admin@bench.test", password: "bench-admin-password" };
 
 function startBareServer(): Promise<PlatformProcess> {
@@ -94,8 +98,12 @@ try {
 
   for (const mode of modes) {
     const ferret =
-      mode === "ferretdb"
-        ? await startFerretDb({ dataDir: join(scratch, "ferretdb"), log: () => undefined })
+      mode === "embedded"
+        ? undefined
+        : await startFerretDb({ dataDir: join(scratch, `ferretdb-${mode}`), log: () => undefined });
+    const kafka =
+      mode === "kafka"
+        ? await startKafka({ dataDir: join(scratch, "kafka"), log: () => undefined })
         : undefined;
     const platform = await startPlatformProcess({
       DATA_DIR: join(scratch, mode),
@@ -104,8 +112,14 @@ try {
       ADMIN_PASSWORD: admin.password,
       LOG_LEVEL: "warn",
       ...(ferret === undefined ? {} : { MONGODB_URL: ferret.url }),
+      ...(kafka === undefined ? {} : { KAFKA_BROKERS: kafka.brokers }),
     });
     try {
+      lines.push(await benchEventLatency(platform.baseUrl, mode === "kafka" ? "FerretDB + Kafka" : mode));
+      if (mode === "kafka") {
+        lines.push(...(await benchRelay(kafka?.brokers)));
+        continue;
+      }
       const profile = await benchProfile(platform.baseUrl, mode);
       lines.push(profile.line);
       const ratio = (100 * profile.result.requestsPerSecond) / ceiling.requestsPerSecond;
@@ -131,7 +145,7 @@ try {
       lines.push(...orders);
     } finally {
       await platform.stop();
-      await ferret?.stop();
+      await Promise.all([ferret?.stop(), kafka?.stop()]);
     }
   }
 } finally {
