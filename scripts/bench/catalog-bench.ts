@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { formatResult, measure, type LoadResult } from "./load.js";
+import { untilQuiet } from "./quiescence.js";
 
 export interface CatalogBenchOptions {
   readonly connections: number;
@@ -58,6 +59,8 @@ export async function benchCatalog(
   for (let start = 0; start < items.length; start += bulkLimit) {
     await post(`${baseUrl}/api/products/bulk`, adminToken, items.slice(start, start + bulkLimit));
   }
+  // Creating products notifies the admins: let that finish before measuring reads.
+  await untilQuiet(baseUrl, adminToken);
 
   const filtered = `${baseUrl}/api/products?category=Electronics&brand=${encodeURIComponent(brand(0))}&size=20`;
   const page = (await (await fetch(filtered)).json()) as { content: { id: string }[]; totalElements: number };

@@ -25,6 +25,7 @@ import { startKafka } from "../infra/kafka.js";
 import { benchCatalog } from "./catalog-bench.js";
 import { benchEventLatency, benchRelay } from "./event-bench.js";
 import { formatResult, measure, type LoadResult } from "./load.js";
+import { untilQuiet } from "./quiescence.js";
 import { benchOrders } from "./order-bench.js";
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8);
@@ -120,6 +121,7 @@ try {
         lines.push(...(await benchRelay(kafka?.brokers)));
         continue;
       }
+      await untilQuiet(platform.baseUrl, await login(platform.baseUrl, admin.email, admin.password));
       const profile = await benchProfile(platform.baseUrl, mode);
       lines.push(profile.line);
       const ratio = (100 * profile.result.requestsPerSecond) / ceiling.requestsPerSecond;
