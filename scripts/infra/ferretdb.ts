@@ -18,7 +18,15 @@ import { MongoClient } from "mongodb";
 import { ensureGoBinary } from "./ensure-go-binary.js";
 import type { InfraComponent } from "./infra-component.js";
 import { defaultBinDir, type InfraConfig } from "./infra-config.js";
-import { isAlive, readLivePid, startDetached, stopProcess, tailOf, waitUntil } from "./processes.js";
+import {
+  isAlive,
+  readLivePid,
+  startDetached,
+  stopDetached,
+  stopProcess,
+  tailOf,
+  waitUntil,
+} from "./processes.js";
 
 const launcherName = "ferretdb-launcher";
 const launcherSource = join(import.meta.dirname, "ferretdb");
@@ -121,16 +129,7 @@ export function createFerretDbComponent(config: InfraConfig, log: (message: stri
       return env;
     },
 
-    async down() {
-      const pid = await readLivePid(pidFile, launcherName);
-      if (pid === undefined) {
-        log("not running");
-        return;
-      }
-      const outcome = await stopProcess(pid, stopGraceMs);
-      await rm(pidFile, { force: true });
-      log(`stopped (pid ${pid}, ${outcome})`);
-    },
+    down: () => stopDetached(pidFile, launcherName, stopGraceMs, log),
   };
 }
 

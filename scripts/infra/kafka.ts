@@ -26,7 +26,15 @@ import {
   prepareKafkaStorage,
 } from "./kafka-broker.js";
 import { ensureKafkaRuntime, kafkaLauncherClass, type KafkaRuntime } from "./kafka-runtime.js";
-import { isAlive, readLivePid, startDetached, stopProcess, tailOf, waitUntil } from "./processes.js";
+import {
+  isAlive,
+  readLivePid,
+  startDetached,
+  stopDetached,
+  stopProcess,
+  tailOf,
+  waitUntil,
+} from "./processes.js";
 
 /** A JVM start plus the broker catching up with its controller; seconds, more on a busy box. */
 const startTimeoutMs = 60_000;
@@ -142,16 +150,7 @@ export function createKafkaComponent(
       return env;
     },
 
-    async down() {
-      const pid = await readLivePid(pidFile, processSignature);
-      if (pid === undefined) {
-        log("not running");
-        return;
-      }
-      const outcome = await stopProcess(pid, stopGraceMs);
-      await rm(pidFile, { force: true });
-      log(`stopped (pid ${pid}, ${outcome})`);
-    },
+    down: () => stopDetached(pidFile, processSignature, stopGraceMs, log),
   };
 }
 

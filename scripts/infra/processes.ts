@@ -165,3 +165,23 @@ export async function tailOf(file: string, lines: number): Promise<string> {
     return "";
   }
 }
+
+/**
+ * The `down` of a detached component: stops the process its pid file names (if it is alive
+ * and is `program`), removes the pid file, and says what happened.
+ */
+export async function stopDetached(
+  pidFile: string,
+  program: string,
+  graceMs: number,
+  log: (message: string) => void,
+): Promise<void> {
+  const pid = await readLivePid(pidFile, program);
+  if (pid === undefined) {
+    log("not running");
+    return;
+  }
+  const outcome = await stopProcess(pid, graceMs);
+  await rm(pidFile, { force: true });
+  log(`stopped (pid ${pid}, ${outcome})`);
+}

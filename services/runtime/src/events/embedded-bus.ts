@@ -33,7 +33,8 @@ import { pino } from "pino";
 import type { EventBus, EventHandler, EventRecord, Subscription, SubscriptionOptions } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import { openConsumerOffsets, type ConsumerOffsets } from "./consumer-offsets.js";
-import { TopicLog, isErrno, normalizeEventRecord } from "./topic-log.js";
+import { assertBusName, groupByTopic } from "./publish-batch.js";
+import { TopicLog, isErrno } from "./topic-log.js";
 
 export interface EmbeddedBusOptions {
   /** The bus's own directory; created if missing. */
@@ -56,24 +57,7 @@ const defaultSegmentBytes = 8 * 1024 * 1024;
 const defaultRedeliveryDelayMs = 1000;
 const defaultRetainMs = 24 * 60 * 60 * 1000;
 
-/** Validates and groups records by topic, keeping their order within each topic. */
-function groupByTopic(records: readonly EventRecord[]): Map<string, EventRecord[]> {
-  const byTopic = new Map<string, EventRecord[]>();
-  for (const candidate of records) {
-    const record = normalizeEventRecord(candidate);
-    if (record === undefined) throw new TypeError("publish: not an event record (a string field is missing)");
-    if (!namePattern.test(record.topic)) {
-      throw new TypeError(`publish: invalid topic name ${JSON.stringify(record.topic)}`);
-    }
-    const batch = byTopic.get(record.topic);
-    if (batch === undefined) byTopic.set(record.topic, [record]);
-    else batch.push(record);
-  }
-  return byTopic;
-}
-
 /** Kafka's legal topic characters; also safe as a file name (no separators, no leading dot). */
-const namePattern = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,248}$/;
 
 /** Data directories open in this process; the LOCK file guards against other processes. */
 const openDirectories = new Set<string>();
@@ -147,15 +131,9 @@ class EmbeddedBus implements EventBus {
   async subscribe(options: SubscriptionOptions): Promise<Subscription> {
     if (this.#closed) throw new Error("the embedded event bus is closed");
     const { group, topics, handler } = options;
-    if (!namePattern.test(group)) {
-      throw new TypeError(`subscribe: invalid group name ${JSON.stringify(group)}`);
-    }
+    assertBusName("group", group, "subscribe");
     if (topics.length === 0) throw new TypeError("subscribe: no topics");
-    for (const topic of topics) {
-      if (!namePattern.test(topic)) {
-        throw new TypeError(`subscribe: invalid topic name ${JSON.stringify(topic)}`);
-      }
-    }
+    for (const topic of topics) assertBusName("topic", topic, "subscribe");
     const member = new Member(handler);
     const cursors = await Promise.all([...new Set(topics)].map((topic) => this.#cursor(group, topic)));
     for (const cursor of cursors) cursor.add(member);

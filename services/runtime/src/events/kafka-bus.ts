@@ -53,7 +53,7 @@ import type { EventBus, EventHandler, EventRecord, Subscription, SubscriptionOpt
 import type { EventLogger } from "./event-logger.js";
 import { eventTopics } from "./event-topics.js";
 import { fromKafkaMessage, toKafkaMessage } from "./kafka-records.js";
-import { normalizeEventRecord } from "./topic-log.js";
+import { assertBusName, groupByTopic } from "./publish-batch.js";
 
 /** How to reach the cluster and how the bus shapes the topics it creates. */
 export interface KafkaBusOptions {
@@ -94,7 +94,6 @@ const maxConcurrency = 16;
 const retry = { initialRetryTime: 200, maxRetryTime: 5_000, retries: 8 };
 
 /** Kafka's legal topic characters and length; groups follow it so `<group>.dead-letter` is legal. */
-const namePattern = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,248}$/;
 
 /** Opens the bus: connects, and creates the configured topics that are missing. */
 export async function createKafkaBus(options: KafkaBusOptions): Promise<EventBus> {
@@ -108,7 +107,7 @@ export async function createKafkaBus(options: KafkaBusOptions): Promise<EventBus
     throw new RangeError(`redeliveryDelayMs must be >= 0, got ${redeliveryDelayMs}`);
   }
   const topics = options.topics ?? eventTopics();
-  for (const topic of topics) assertName("topic", topic);
+  for (const topic of topics) assertBusName("topic", topic);
   const logger = options.logger ?? pino({ name: "kafka-bus" });
 
   const kafka = new Kafka({
@@ -153,26 +152,6 @@ function forwardLog(logger: EventLogger, entry: LogEntry): void {
   if (entry.level === logLevel.ERROR || entry.level === logLevel.WARN) {
     logger.warn(line, `kafkajs: ${entry.log.message}`);
   }
-}
-
-function assertName(kind: "topic" | "group", name: string): void {
-  if (!namePattern.test(name)) throw new TypeError(`invalid ${kind} name ${JSON.stringify(name)}`);
-}
-
-/** Validates and groups records by topic, keeping their order within each topic. */
-function groupByTopic(records: readonly EventRecord[]): Map<string, EventRecord[]> {
-  const byTopic = new Map<string, EventRecord[]>();
-  for (const candidate of records) {
-    const record = normalizeEventRecord(candidate);
-    if (record === undefined) throw new TypeError("publish: not an event record (a string field is missing)");
-    if (!namePattern.test(record.topic)) {
-      throw new TypeError(`publish: invalid topic name ${JSON.stringify(record.topic)}`);
-    }
-    const batch = byTopic.get(record.topic);
-    if (batch === undefined) byTopic.set(record.topic, [record]);
-    else batch.push(record);
-  }
-  return byTopic;
 }
 
 /** Waits for `work`, or rejects with the signal's reason as soon as it aborts. */
@@ -248,10 +227,10 @@ class KafkaBus implements EventBus {
   async subscribe(options: SubscriptionOptions): Promise<Subscription> {
     if (this.#closed) throw new Error("the Kafka event bus is closed");
     const { group, handler } = options;
-    assertName("group", group);
+    assertBusName("group", group);
     if (options.topics.length === 0) throw new TypeError("subscribe: no topics");
     const topics = [...new Set(options.topics)];
-    for (const topic of topics) assertName("topic", topic);
+    for (const topic of topics) assertBusName("topic", topic);
     await this.ensureTopics(topics);
 
     const subscription = new KafkaSubscription({
