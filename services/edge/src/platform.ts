@@ -78,6 +78,7 @@ export async function startPlatform({
       ? await createKafkaBus({
           brokers: config.kafkaBrokers,
           clientId: "commerce-platform",
+          partitions: config.kafkaPartitions,
           logger: logger.child({ component: "kafka" }),
         })
       : await createEmbeddedBus({ dataDir: join(config.dataDir, "events") });

@@ -14,6 +14,7 @@ describe("loadPlatformConfig", () => {
       admin: undefined,
       mongodbUrl: undefined,
       kafkaBrokers: undefined,
+      kafkaPartitions: 3,
       clickhouseUrl: undefined,
       logLevel: "info",
       maxBodyBytes: 1024 * 1024,
@@ -38,6 +39,7 @@ describe("loadPlatformConfig", () => {
       PAYMENT_CURRENCY: "USD",
       MONGODB_URL: "mongodb://db:27017/",
       KAFKA_BROKERS: "k1:9092, k2:9092",
+      KAFKA_PARTITIONS: "6",
       CLICKHOUSE_URL: "http://ch:8123",
       LOG_LEVEL: "debug",
     });
@@ -48,6 +50,7 @@ describe("loadPlatformConfig", () => {
     expect(config.jwtTtlSeconds).to.equal(900);
     expect(config.admin).to.deep.equal({ email: "ops@example.com", password: "long enough" });
     expect(config.kafkaBrokers).to.deep.equal(["k1:9092", "k2:9092"]);
+    expect(config.kafkaPartitions).to.equal(6);
     expect(config.logLevel).to.equal("debug");
   });
 
@@ -62,6 +65,7 @@ describe("loadPlatformConfig", () => {
         PAYMENT_CURRENCY: "rupees",
         MONGODB_URL: "postgres://db",
         KAFKA_BROKERS: "k1",
+        KAFKA_PARTITIONS: "0",
         LOG_LEVEL: "loud",
       });
     } catch (caught) {
@@ -69,7 +73,7 @@ describe("loadPlatformConfig", () => {
     }
     expect(error).to.be.instanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems).to.have.length(8);
+    expect(problems).to.have.length(9);
     for (const name of [
       "PORT",
       "JWT_SECRET",

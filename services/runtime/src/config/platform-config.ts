@@ -29,6 +29,8 @@ export interface PlatformConfig {
   };
   readonly mongodbUrl: string | undefined;
   readonly kafkaBrokers: readonly string[] | undefined;
+  /** Partitions of each topic the platform creates on Kafka. */
+  readonly kafkaPartitions: number;
   readonly clickhouseUrl: string | undefined;
   readonly logLevel: LogLevel;
   /** Largest accepted request body, in bytes (413 above). */
@@ -121,6 +123,12 @@ export function loadPlatformConfig(env: Env, cwd = process.cwd()): PlatformConfi
       problems.push(`KAFKA_BROKERS must be host:port[,host:port...], got "${broker}"`);
   }
 
+  const partitionsRaw = read("KAFKA_PARTITIONS") ?? "3";
+  const kafkaPartitions = Number(partitionsRaw);
+  if (!/^\d+$/.test(partitionsRaw) || kafkaPartitions < 1 || kafkaPartitions > 1000) {
+    problems.push(`KAFKA_PARTITIONS must be a whole number from 1 to 1000, got "${partitionsRaw}"`);
+  }
+
   const logLevel = (read("LOG_LEVEL") ?? "info") as LogLevel;
   if (!logLevels.includes(logLevel))
     problems.push(`LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
@@ -144,6 +152,7 @@ export function loadPlatformConfig(env: Env, cwd = process.cwd()): PlatformConfi
     },
     mongodbUrl: url("MONGODB_URL", ["mongodb:", "mongodb+srv:"]),
     kafkaBrokers,
+    kafkaPartitions,
     clickhouseUrl: url("CLICKHOUSE_URL", ["http:", "https:"]),
     logLevel,
     maxBodyBytes: 1024 * 1024,
