@@ -11,7 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
-import { Socket, connect } from "node:net";
+import { Socket } from "node:net";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { MongoClient } from "mongodb";
@@ -19,6 +19,7 @@ import { ensureGoBinary } from "./ensure-go-binary.js";
 import type { InfraComponent } from "./infra-component.js";
 import { defaultBinDir, type InfraConfig } from "./infra-config.js";
 import {
+  acceptsConnections,
   isAlive,
   readLivePid,
   startDetached,
@@ -35,25 +36,6 @@ const stopGraceMs = 10_000;
 
 function buildLauncher(binDir: string, log: (message: string) => void): Promise<string> {
   return ensureGoBinary({ sourceDir: launcherSource, name: launcherName, binDir, log });
-}
-
-function acceptsConnections(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 500 });
-    const done = (result: boolean) => {
-      socket.destroy();
-      resolve(result);
-    };
-    socket.once("connect", () => {
-      done(true);
-    });
-    socket.once("error", () => {
-      done(false);
-    });
-    socket.once("timeout", () => {
-      done(false);
-    });
-  });
 }
 
 /**

@@ -16,7 +16,8 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, stat, writeFile } from "node:fs/promises";
-import { createServer, connect } from "node:net";
+import { createServer } from "node:net";
+import { acceptsConnections } from "./processes.js";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import { kafkaLauncherClass, kafkaLog4jProperties, type KafkaRuntime } from "./kafka-runtime.js";
@@ -186,32 +187,13 @@ export function freePort(): Promise<number> {
   });
 }
 
-function acceptsConnections(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port, timeout: 500 });
-    const done = (result: boolean) => {
-      socket.destroy();
-      resolve(result);
-    };
-    socket.once("connect", () => {
-      done(true);
-    });
-    socket.once("error", () => {
-      done(false);
-    });
-    socket.once("timeout", () => {
-      done(false);
-    });
-  });
-}
-
 /**
  * True when the broker at `127.0.0.1:<port>` serves clients: a KafkaJS admin can connect and
  * list topics (metadata is served only once the broker has caught up with the controller).
  * A plain TCP probe comes first, so polling a broker that is not listening yet stays cheap.
  */
 export async function kafkaAnswers(port: number, timeoutMs = 2_000): Promise<boolean> {
-  if (!(await acceptsConnections(port))) return false;
+  if (!(await acceptsConnections("127.0.0.1", port))) return false;
   const admin = new Kafka({
     clientId: "infra-probe",
     brokers: [brokersAt(port)],

@@ -9,6 +9,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
+import { connect } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 
 /**
@@ -184,4 +185,28 @@ export async function stopDetached(
   const outcome = await stopProcess(pid, graceMs);
   await rm(pidFile, { force: true });
   log(`stopped (pid ${pid}, ${outcome})`);
+}
+
+/**
+ * True when something accepts TCP connections at `host:port`. Readiness probes try this first:
+ * while nothing listens it fails at once, where a client library would wait for its own
+ * timeout, so polling a server that is still starting stays cheap.
+ */
+export function acceptsConnections(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 500 });
+    const done = (result: boolean): void => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.once("connect", () => {
+      done(true);
+    });
+    socket.once("error", () => {
+      done(false);
+    });
+    socket.once("timeout", () => {
+      done(false);
+    });
+  });
 }
