@@ -409,7 +409,10 @@ describe("createKafkaBus", function () {
     }
   });
 
-  it("keeps consuming other partitions while a record keeps failing, and holds back its own", async () => {
+  it("keeps consuming other partitions while a record keeps failing, and holds back its own", async function () {
+    // Generous deadlines: on a busy machine a consumer-group rebalance can cost a session
+    // timeout (10 s); a bus that stalls the other partitions never delivers at all.
+    this.timeout(150_000);
     const topic = unique("blocked");
     const bus = await open({ topics: [topic], partitions: 3 });
     const keys = Array.from({ length: 12 }, (_, i) => `order-${i}`);
@@ -421,7 +424,10 @@ describe("createKafkaBus", function () {
     expect(free, "keys on other partitions").not.to.be.empty;
 
     let released = false;
+    // First deliveries only: delivery is at least once, and a pause/seek on one partition may
+    // legitimately hand a record of another partition over again.
     const delivered: EventRecord[] = [];
+    const seen = new Set<string>();
     const subjects = (): string[] => delivered.map((record) => record.subject);
     subscriptions.push(
       await bus.subscribe({
@@ -429,25 +435,35 @@ describe("createKafkaBus", function () {
         topics: [topic],
         handler: (record) => {
           if (record.subject === "order-0" && !released) return Promise.reject(new Error("not yet"));
-          delivered.push(record);
+          if (!seen.has(record.id)) {
+            seen.add(record.id);
+            delivered.push(record);
+          }
           return Promise.resolve();
         },
       }),
     );
-    await until(() => free.every((key) => subjects().includes(key)), "every key of the other partitions");
+    await until(
+      () => free.every((key) => subjects().includes(key)),
+      "every key of the other partitions",
+      45_000,
+    );
     // Published while order-0 keeps failing: its partition is paused, the others are fetched.
     await bus.publish(free.map((key, i) => event(100 + i, topic, key)));
-    await until(() => delivered.length === 2 * free.length, "the later records of the other partitions");
+    await until(
+      () => delivered.length >= 2 * free.length,
+      "the later records of the other partitions",
+      45_000,
+    );
 
     expect(subjects()).not.to.include("order-0");
     expect(subjects().filter((key) => heldBack.includes(key))).to.be.empty;
     released = true;
-    await until(() => delivered.length === 2 * free.length + 1 + heldBack.length, "every record");
+    await until(() => delivered.length === 2 * free.length + 1 + heldBack.length, "every record", 45_000);
     expect(subjects().filter((key) => partitionOf.get(key) === blocked)).to.deep.equal([
       "order-0",
       ...heldBack,
     ]);
-    expect(new Set(delivered.map((record) => record.id)).size).to.equal(delivered.length);
   });
 
   it("loses nothing when the broker restarts: publishing fails meanwhile, consuming resumes after", async function () {
