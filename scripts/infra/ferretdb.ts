@@ -11,7 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
-import { Socket } from "node:net";
+
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { MongoClient } from "mongodb";
@@ -24,6 +24,7 @@ import {
   readLivePid,
   startDetached,
   stopDetached,
+  superviseChild,
   stopProcess,
   tailOf,
   waitUntil,
@@ -134,8 +135,6 @@ export interface FerretDbInstance {
   stop(): Promise<void>;
 }
 
-type Exit = { readonly code: number | null; readonly signal: NodeJS.Signals | null };
-
 /**
  * Starts a private FerretDB for one test run and resolves once it answers `ping`.
  *
@@ -161,17 +160,8 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbI
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-4_000);
   });
-  let exit: Exit | undefined;
-  const exited = new Promise<Exit>((resolve) => {
-    child.once("exit", (code, signal) => {
-      exit = { code, signal };
-      resolve(exit);
-    });
-  });
-  const spawnFailed = new Promise<never>((_, reject) => {
-    child.once("error", reject);
-  });
-  void spawnFailed.catch(() => undefined);
+  const supervised = superviseChild(child, stopGraceMs);
+  const { exited, spawnFailed, stop } = supervised;
 
   const describeFailure = (why: string) =>
     new Error(`FerretDB (${binary}) ${why}${stderrTail === "" ? "" : `:\n${stderrTail.trimEnd()}`}`);
@@ -187,25 +177,6 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbI
       reject(describeFailure(`exited before it was ready (${status.code ?? status.signal ?? "unknown"})`));
     });
   });
-
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      if (exit !== undefined) return;
-      child.kill("SIGTERM");
-      const timer = new AbortController();
-      const graceful = await Promise.race([
-        exited.then(() => true),
-        delay(stopGraceMs, false, { signal: timer.signal }).catch(() => false),
-      ]);
-      timer.abort();
-      if (!graceful) {
-        child.kill("SIGKILL");
-        await exited;
-      }
-    })();
-    return stopping;
-  };
 
   try {
     const timer = new AbortController();
@@ -230,10 +201,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbI
     const pid = child.pid;
     if (pid === undefined) throw describeFailure("has no pid");
 
-    child.unref();
-    for (const stream of [child.stdin, child.stdout, child.stderr]) {
-      if (stream instanceof Socket) stream.unref();
-    }
+    supervised.release();
     return { url, pid, stop };
   } catch (error) {
     await stop();

@@ -12,9 +12,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
-import { Socket } from "node:net";
 import { dirname, isAbsolute, join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import type { InfraComponent } from "./infra-component.js";
 import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
 import {
@@ -32,6 +30,7 @@ import {
   startDetached,
   stopDetached,
   stopProcess,
+  superviseChild,
   tailOf,
   waitUntil,
 } from "./processes.js";
@@ -184,8 +183,6 @@ export interface KafkaInstance {
   stop(): Promise<void>;
 }
 
-type Exit = { readonly code: number | null; readonly signal: NodeJS.Signals | null };
-
 /**
  * Starts a private single-node Kafka for one test run and resolves once a client can list
  * topics.
@@ -244,36 +241,8 @@ async function launch(
   } finally {
     closeSync(logFd);
   }
-  let exit: Exit | undefined;
-  const exited = new Promise<Exit>((resolve) => {
-    child.once("exit", (code, signal) => {
-      exit = { code, signal };
-      resolve(exit);
-    });
-  });
-  const spawnFailed = new Promise<never>((_, reject) => {
-    child.once("error", reject);
-  });
-  void spawnFailed.catch(() => undefined);
-
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      if (exit !== undefined) return;
-      child.kill("SIGTERM");
-      const timer = new AbortController();
-      const graceful = await Promise.race([
-        exited.then(() => true),
-        delay(stopGraceMs, false, { signal: timer.signal }).catch(() => false),
-      ]);
-      timer.abort();
-      if (!graceful) {
-        child.kill("SIGKILL");
-        await exited;
-      }
-    })();
-    return stopping;
-  };
+  const supervised = superviseChild(child, stopGraceMs);
+  const { exited, spawnFailed, stop } = supervised;
 
   const describeFailure = async (why: string) => {
     const tail = await tailOf(logFile, 20);
@@ -289,6 +258,7 @@ async function launch(
       }),
       spawnFailed,
     ]);
+    const exit = supervised.exit();
     if (!ready || exit !== undefined) {
       throw await describeFailure(
         exit === undefined
@@ -299,8 +269,7 @@ async function launch(
     const pid = child.pid;
     if (pid === undefined) throw await describeFailure("has no pid");
 
-    child.unref();
-    if (child.stdin instanceof Socket) child.stdin.unref();
+    supervised.release();
     return { brokers: brokersAt(port), port, pid, stop };
   } catch (error) {
     await stop();

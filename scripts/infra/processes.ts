@@ -6,10 +6,10 @@
  * started them (the tests run afterwards, in another process), and nothing here may depend on
  * containers or system services.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
-import { connect } from "node:net";
+import { Socket, connect } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 
 /**
@@ -209,4 +209,71 @@ export function acceptsConnections(host: string, port: number): Promise<boolean>
       done(false);
     });
   });
+}
+
+/** How a child process ended. */
+export interface ChildExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** A private child server (FerretDB, Kafka) as its starter sees it. */
+export interface SupervisedChild {
+  /** Settles when the process exits. */
+  readonly exited: Promise<ChildExit>;
+  /** Rejects if the process could not be spawned at all; never resolves. */
+  readonly spawnFailed: Promise<never>;
+  /** How it ended, once it has. */
+  readonly exit: () => ChildExit | undefined;
+  /**
+   * SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. Safe to call
+   * more than once.
+   */
+  readonly stop: () => Promise<void>;
+  /** Lets the caller exit without stopping it first (the child watches its stdin for that). */
+  readonly release: () => void;
+}
+
+/** Tracks a spawned child's exit and gives it one polite, idempotent `stop`. */
+export function superviseChild(child: ChildProcess, graceMs: number): SupervisedChild {
+  let exit: ChildExit | undefined;
+  const exited = new Promise<ChildExit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+  });
+  const spawnFailed = new Promise<never>((_, reject) => {
+    child.once("error", reject);
+  });
+  void spawnFailed.catch(() => undefined);
+  let stopping: Promise<void> | undefined;
+  return {
+    exited,
+    spawnFailed,
+    exit: () => exit,
+    stop: () => {
+      stopping ??= (async () => {
+        if (exit !== undefined) return;
+        child.kill("SIGTERM");
+        const timer = new AbortController();
+        const graceful = await Promise.race([
+          exited.then(() => true),
+          delay(graceMs, false, { signal: timer.signal }).catch(() => false),
+        ]);
+        timer.abort();
+        if (!graceful) {
+          child.kill("SIGKILL");
+          await exited;
+        }
+      })();
+      return stopping;
+    },
+    release: () => {
+      child.unref();
+      for (const stream of [child.stdin, child.stdout, child.stderr]) {
+        if (stream instanceof Socket) stream.unref();
+      }
+    },
+  };
 }
