@@ -48,14 +48,7 @@ describe("Auth service over RPC", () => {
       (ctx) => buildAuthService(ctx, { jwtKey: key }),
       [directoryPeer(created, failing)],
     );
-    await harness.bus.subscribe({
-      group: "spy",
-      topics: ["auth-events"],
-      handler: (record) => {
-        events.push(record);
-        return Promise.resolve();
-      },
-    });
+    events = await harness.recordEvents("auth-events");
   });
   afterEach(() => harness.close());
 

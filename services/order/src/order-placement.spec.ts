@@ -81,14 +81,7 @@ describe("Order service: placeOrder", () => {
     fault.next = "none";
     events = [];
     harness = await startOrders(inventory, { reservationTtlMs: 200 }, fault);
-    await harness.bus.subscribe({
-      group: "spy",
-      topics: ["order-events"],
-      handler: (record) => {
-        events.push(record);
-        return Promise.resolve();
-      },
-    });
+    events = await harness.recordEvents("order-events");
   });
   afterEach(() => harness.close());
 

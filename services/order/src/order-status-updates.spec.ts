@@ -28,14 +28,7 @@ describe("Order service: updateOrderStatus", () => {
       (ctx) => buildOrderService(ctx, { releaseRetryIntervalMs: 50 }),
       [inventory],
     );
-    await harness.bus.subscribe({
-      group: "spy",
-      topics: ["order-events"],
-      handler: (record) => {
-        events.push(record);
-        return Promise.resolve();
-      },
-    });
+    events = await harness.recordEvents("order-events");
   });
   afterEach(() => harness.close());
 

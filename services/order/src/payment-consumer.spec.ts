@@ -41,14 +41,7 @@ describe("Order service: payment-events consumer", () => {
     inventory.products.set("p-pen", { priceMinor: 1999, stock: 1000, active: true });
     events = [];
     harness = await startServiceHarness(buildOrderService, [inventory]);
-    await harness.bus.subscribe({
-      group: "spy",
-      topics: ["order-events"],
-      handler: (record) => {
-        events.push(record);
-        return Promise.resolve();
-      },
-    });
+    events = await harness.recordEvents("order-events");
   });
   afterEach(() => harness.close());
 

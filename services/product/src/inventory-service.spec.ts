@@ -1,6 +1,5 @@
 import { Code, ConnectError, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
 import type { ServiceRoutes } from "@commerce/runtime/server/service-host.js";
 import { eventually } from "@commerce/runtime/testing/eventually.js";
 import {
@@ -155,15 +154,7 @@ describe("Product service: InventoryService over RPC", () => {
   });
 
   it("publishes PRODUCT_STOCK_UPDATED for each reservation and release, with stock after, delta and order id", async () => {
-    const events: EventRecord[] = [];
-    await harness.bus.subscribe({
-      group: "spy",
-      topics: ["product-events"],
-      handler: (record) => {
-        events.push(record);
-        return Promise.resolve();
-      },
-    });
+    const events = await harness.recordEvents("product-events");
     const productId = await createTestProduct(harness, 8);
     const inventory = harness.client(InventoryService);
     await inventory.reserveStock({ orderId: "o-ev", lines: [{ productId, quantity: 3 }] });

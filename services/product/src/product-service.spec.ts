@@ -37,14 +37,7 @@ describe("Product service: ProductService over RPC", () => {
   beforeEach(async () => {
     events = [];
     harness = await startServiceHarness((ctx) => buildProductService(ctx));
-    await harness.bus.subscribe({
-      group: "spy",
-      topics: ["product-events"],
-      handler: (record) => {
-        events.push(record);
-        return Promise.resolve();
-      },
-    });
+    events = await harness.recordEvents("product-events");
   });
   afterEach(() => harness.close());
 

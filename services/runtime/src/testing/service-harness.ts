@@ -4,12 +4,13 @@
  */
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Client, type Transport } from "@connectrpc/connect";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadPlatformConfig } from "../config/platform-config.js";
 import { createEmbeddedBus } from "../events/embedded-bus.js";
-import type { EventBus } from "../events/event-bus.js";
+import type { EventBus, EventRecord } from "../events/event-bus.js";
 import { userEmailHeader, userRoleHeader, type Caller } from "../identity/caller.js";
 import { createLogger } from "../logging/logger.js";
 import { createServiceHost, type ServiceHost, type ServiceRoutes } from "../server/service-host.js";
@@ -23,6 +24,11 @@ export interface ServiceHarness {
   readonly host: ServiceHost;
   readonly bus: EventBus;
   readonly context: ServiceContext;
+  /**
+   * Every record published on `topic` from now on, in arrival order (a live array), seen by a
+   * consumer group of the test's own.
+   */
+  recordEvents(topic: string): Promise<EventRecord[]>;
   /** A client that calls as `caller` (the headers the edge would set), or anonymously. */
   client<S extends DescService>(service: S, caller?: Caller): Client<S>;
   close(): Promise<void>;
@@ -61,6 +67,18 @@ export async function startServiceHarness(
     host,
     bus,
     context,
+    async recordEvents(topic) {
+      const records: EventRecord[] = [];
+      await bus.subscribe({
+        group: `spy-${randomUUID()}`,
+        topics: [topic],
+        handler: (record) => {
+          records.push(record);
+          return Promise.resolve();
+        },
+      });
+      return records;
+    },
     client(service, caller) {
       const identity: Record<string, string> =
         caller === undefined ? {} : { [userEmailHeader]: caller.email, [userRoleHeader]: caller.role };
