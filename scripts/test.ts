@@ -39,9 +39,14 @@ try {
   await step("format", bin("prettier"), ["--check", "--log-level=warn", "."]);
   await step("buf lint", bin("buf"), ["lint"]);
   await step("buf breaking", process.execPath, ["--import", "tsx", "scripts/buf-breaking.ts"]);
-  await step("unit, RPC and contract suites", bin("mocha"), ["services/*/src/**/*.spec.ts"], {
-    MONGODB_URL: ferret.url,
-  });
+  await step(
+    "unit, RPC and contract suites",
+    bin("mocha"),
+    ["services/*/src/**/*.spec.ts", "embedded/src/**/*.spec.ts"],
+    {
+      MONGODB_URL: ferret.url,
+    },
+  );
 
   const acceptanceEnv = {
     JWT_SECRET: randomBytes(64).toString("base64url"),

@@ -1,5 +1,5 @@
 /**
- * Starts the platform (`services/edge/src/main.ts`, exactly what `npm start` runs) as a child
+ * Starts the platform (`embedded/src/main.ts`, exactly what `npm start` runs) as a child
  * process for the acceptance suites, and learns its URL from what it prints.
  */
 import { spawn } from "node:child_process";
@@ -13,7 +13,7 @@ export interface PlatformProcess {
 const root = join(import.meta.dirname, "..", "..");
 
 export function startPlatformProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<PlatformProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "services/edge/src/main.ts")], {
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, "embedded/src/main.ts")], {
     cwd: root,
     env: { ...process.env, ...env, PORT: "0", GRPC_PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -45,7 +45,7 @@ describe("Auth service over RPC", () => {
     failing.on = false;
     events = [];
     harness = await startServiceHarness(
-      (ctx) => buildAuthService(ctx, { jwtKey: key }),
+      (ctx) => buildAuthService(ctx, { jwtKey: key, jwtTtlSeconds: 3600 }),
       [directoryPeer(created, failing)],
     );
     events = await harness.recordEvents("auth-events");

@@ -24,6 +24,10 @@ import { createTokenIssuer } from "./token-issuer.js";
 export interface AuthOptions {
   /** The HS512 key shared with the edge. */
   readonly jwtKey: Uint8Array;
+  /** Token lifetime. */
+  readonly jwtTtlSeconds: number;
+  /** An ADMIN account with these credentials exists after start (ADMIN_EMAIL, ADMIN_PASSWORD). */
+  readonly admin?: { readonly email: string; readonly password: string } | undefined;
   readonly throttle?: LoginThrottlePolicy;
 }
 
@@ -43,7 +47,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
   const accounts = createAccounts({
     collections,
     hasher: createPasswordHasher(),
-    issueToken: createTokenIssuer(options.jwtKey, ctx.config.jwtTtlSeconds),
+    issueToken: createTokenIssuer(options.jwtKey, options.jwtTtlSeconds),
     throttle,
     events: createEventFactory("/commerce/auth"),
     directory: createClient(DirectoryService, ctx.transport),
@@ -67,7 +71,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
           .catch((error: unknown) => ctx.logger.warn({ err: error }, "login failure sweep failed"));
       }, 60_000);
       sweeper.unref();
-      const admin = ctx.config.admin;
+      const admin = options.admin;
       if (admin !== undefined) await accounts.ensureAdmin(admin.email, admin.password);
     },
     async stop() {

@@ -1,24 +1,26 @@
 /**
- * The local edge (DESIGN.md §3), the TypeScript twin of the Envoy configuration:
- *   1. drops any client-sent identity headers;
+ * The local edge (docs/architecture.md §3), the TypeScript twin of the Envoy configuration:
+ *   1. drops any client-sent identity and credential headers;
  *   2. for non-public methods requires a valid HS512 bearer token and injects
- *      `x-user-email` / `x-user-role` from its `sub` / `role` claims (else 401);
+ *      `x-user-email` / `x-user-role` from its `sub` / `role` claims (else 401), and on every
+ *      call presents the edge credential, without which services ignore identity headers;
  *   3. transcodes REST to the RPC and the response back to JSON (success status, bare arrays);
  *   4. maps RPC errors with the standard table to one JSON error body; 404 for unknown paths,
  *      405 for a known path with another method, 413 above the body limit.
  * It is generic: routes come from the descriptors, so a new annotated RPC needs no change here.
+ * Each upstream call carries the request's deadline and is cancelled when the client goes away.
  */
 import { toJson, type DescService, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { userEmailHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
+import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import type {
   DualRequest,
   DualRequestHandler,
   DualResponse,
 } from "@commerce/runtime/server/dual-protocol-server.js";
-import { createDeadlines } from "./deadlines.js";
 import { errorBody, errorBodyFromConnectError, type ErrorBody } from "./error-response.js";
 import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
 import { createRouteTable, type Route, type RouteTable } from "./route-table.js";
@@ -29,6 +31,8 @@ export interface EdgeOptions {
   /** How to reach the service that implements `service` (in-memory or gRPC over h2c). */
   readonly transportFor: (service: DescService) => Transport;
   readonly verifyToken: TokenVerifier;
+  /** The edge's credential towards the services (docs/decisions.md "Service-to-service trust"). */
+  readonly edgeSecret: string;
   readonly maxBodyBytes: number;
   readonly logger: Logger;
   /** Deadline for one upstream call. */
@@ -47,6 +51,10 @@ const notForwarded = new Set([
   "authorization",
   userEmailHeader,
   userRoleHeader,
+  edgeCredentialHeader,
+  peerCredentialHeader,
+  "grpc-timeout",
+  "connect-timeout-ms",
   "host",
   "connection",
   "keep-alive",
@@ -67,7 +75,6 @@ export function createEdge(options: EdgeOptions): Edge {
   const routes = createRouteTable(options.services);
   const transports = new Map(options.services.map((s) => [s, options.transportFor(s)]));
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const withinDeadline = createDeadlines();
 
   async function serve(req: DualRequest, res: DualResponse): Promise<void> {
     const target = req.url ?? "/";
@@ -94,6 +101,7 @@ export function createEdge(options: EdgeOptions): Edge {
       if (name.startsWith(":") || notForwarded.has(name) || value === undefined) continue;
       header[name] = Array.isArray(value) ? value.join(", ") : value;
     }
+    header[edgeCredentialHeader] = options.edgeSecret;
     if (route.contract.access !== Access.PUBLIC) {
       const caller = await options.verifyToken(req.headers.authorization);
       if (caller === undefined) {
@@ -136,11 +144,14 @@ export function createEdge(options: EdgeOptions): Edge {
 
     const transport = transports.get(route.service);
     if (transport === undefined) throw new Error(`no transport for ${route.service.typeName}`);
+    // The client leaving before its answer cancels the call upstream, as Envoy does.
+    const clientGone = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) clientGone.abort();
+    };
+    res.once("close", onClose);
     try {
-      const response = await withinDeadline(
-        transport.unary(route.method, undefined, timeoutMs, header, input),
-        timeoutMs,
-      );
+      const response = await transport.unary(route.method, clientGone.signal, timeoutMs, header, input);
       sendSuccess(res, route, toJson(route.method.output, response.message, { alwaysEmitImplicit: true }));
     } catch (error) {
       const connectError = ConnectError.from(error);
@@ -151,6 +162,8 @@ export function createEdge(options: EdgeOptions): Edge {
         );
       }
       if (!res.destroyed) sendError(res, errorBodyFromConnectError(connectError));
+    } finally {
+      res.off("close", onClose);
     }
   }
 

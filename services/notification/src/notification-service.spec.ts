@@ -100,7 +100,7 @@ describe("Notification service", () => {
   let harness: ServiceHarness;
 
   beforeEach(async () => {
-    harness = await startServiceHarness(buildNotificationService);
+    harness = await startServiceHarness((ctx) => buildNotificationService(ctx, { currency: "INR" }));
   });
   afterEach(() => harness.close());
 

@@ -13,13 +13,21 @@ import { openNotificationCollections } from "./notification-store.js";
 import { createNotifications } from "./notifications.js";
 import { createProductNames } from "./product-names.js";
 
-export async function buildNotificationService(ctx: ServiceContext): Promise<ServiceModule> {
+export interface NotificationOptions {
+  /** ISO 4217 code of the amounts in messages (PAYMENT_CURRENCY). */
+  readonly currency: string;
+}
+
+export async function buildNotificationService(
+  ctx: ServiceContext,
+  options: NotificationOptions,
+): Promise<ServiceModule> {
   const collections = await openNotificationCollections(ctx.store);
   const notifications = createNotifications(collections);
   const rules = createNotificationRules({
     admins: createAdminRoster(collections.admins),
     productNames: createProductNames(collections.productNames),
-    currency: ctx.config.payment.currency,
+    currency: options.currency,
   });
   let subscription: Subscription | undefined;
   return {

@@ -262,7 +262,7 @@ describe("Order service: placeOrder", () => {
     expect(stockOf("p-pen")).to.equal(10);
     expect(await allOrders()).to.deep.equal([]);
     expect(await codeOf(orders(admin).getOrder({ orderId }))).to.equal(Code.NotFound);
-    expect(await codeOf(harness.client(PayableOrderService).getPayableOrder({ orderId }))).to.equal(
+    expect(await codeOf(harness.peerClient(PayableOrderService).getPayableOrder({ orderId }))).to.equal(
       Code.NotFound,
     );
   });
@@ -325,7 +325,7 @@ describe("Order service: reading orders", () => {
 
   it("answers GetPayableOrder with the total in minor units, and NOT_FOUND for an unknown id", async () => {
     const orderId = await place(alice, 3);
-    const payable = await harness.client(PayableOrderService).getPayableOrder({ orderId });
+    const payable = await harness.peerClient(PayableOrderService).getPayableOrder({ orderId });
     expect([payable.orderId, payable.customerId, payable.status, payable.totalMinor]).to.deep.equal([
       orderId,
       alice.email,
@@ -333,7 +333,7 @@ describe("Order service: reading orders", () => {
       5997n,
     ]);
     expect(
-      await codeOf(harness.client(PayableOrderService).getPayableOrder({ orderId: "ord_nope" })),
+      await codeOf(harness.peerClient(PayableOrderService).getPayableOrder({ orderId: "ord_nope" })),
     ).to.equal(Code.NotFound);
   });
 });

@@ -61,7 +61,7 @@ describe("Product service: InventoryService over RPC", () => {
   it("reserves every line or none: a short line leaves the others' stock as it was", async () => {
     const plenty = await createTestProduct(harness, 5);
     const scarce = await createTestProduct(harness, 1);
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     const lines = [
       { productId: plenty, quantity: 2 },
       { productId: scarce, quantity: 2 },
@@ -83,7 +83,7 @@ describe("Product service: InventoryService over RPC", () => {
 
   it("sums repeated lines of one product before checking the stock", async () => {
     const productId = await createTestProduct(harness, 3);
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     const lines = [
       { productId, quantity: 2 },
       { productId, quantity: 2 },
@@ -94,7 +94,7 @@ describe("Product service: InventoryService over RPC", () => {
 
   it("is idempotent by order id: a repeated reservation takes nothing more", async () => {
     const productId = await createTestProduct(harness, 10);
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     const lines = [{ productId, quantity: 4 }];
     expect((await inventory.reserveStock({ orderId: "o-1", lines })).reserved).to.equal(true);
     expect((await inventory.reserveStock({ orderId: "o-1", lines })).reserved).to.equal(true);
@@ -104,7 +104,7 @@ describe("Product service: InventoryService over RPC", () => {
   it("releases exactly what the reservation took, once, and reports whether it held anything", async () => {
     const a = await createTestProduct(harness, 10);
     const b = await createTestProduct(harness, 5);
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     await inventory.reserveStock({
       orderId: "o-rel",
       lines: [
@@ -126,7 +126,7 @@ describe("Product service: InventoryService over RPC", () => {
 
   it("answers released false for an order without a reservation, and refuses that order's late reservation", async () => {
     const productId = await createTestProduct(harness, 10);
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     expect((await inventory.releaseStock({ orderId: "o-none" })).released).to.equal(false);
     const late = await inventory.reserveStock({ orderId: "o-none", lines: [{ productId, quantity: 1 }] });
     expect(late.reserved).to.equal(false);
@@ -137,7 +137,7 @@ describe("Product service: InventoryService over RPC", () => {
     const productId = await createTestProduct(harness, 10);
     const deleted = await createTestProduct(harness, 10);
     await harness.client(ProductService, admin).deleteProduct({ productId: deleted });
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     for (const missing of ["no-such-product", deleted]) {
       const lines = [
         { productId, quantity: 1 },
@@ -156,7 +156,7 @@ describe("Product service: InventoryService over RPC", () => {
   it("publishes PRODUCT_STOCK_UPDATED for each reservation and release, with stock after, delta and order id", async () => {
     const events = await harness.recordEvents("product-events");
     const productId = await createTestProduct(harness, 8);
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     await inventory.reserveStock({ orderId: "o-ev", lines: [{ productId, quantity: 3 }] });
     await inventory.releaseStock({ orderId: "o-ev" });
     const stockEvents = await eventually(
@@ -186,7 +186,7 @@ describe("Product service: InventoryService over RPC", () => {
     const deleted = await createTestProduct(harness, 2, 5);
     await harness.client(ProductService, admin).deleteProduct({ productId: deleted });
     const { products } = await harness
-      .client(InventoryService)
+      .peerClient(InventoryService)
       .getProductsForOrder({ productIds: [productId, deleted, "no-such-product"] });
     const byId = new Map(products.map((p) => [p.productId, p]));
     expect(byId.size).to.equal(2);
@@ -214,7 +214,7 @@ describe("Product service: reservation sweeper", () => {
 
   it("releases a HELD reservation past the TTL whose order does not exist, and commits one whose order does", async () => {
     const productId = await createTestProduct(harness, 10);
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     known.add("o-written");
     await inventory.reserveStock({ orderId: "o-written", lines: [{ productId, quantity: 2 }] });
     await inventory.reserveStock({ orderId: "o-lost", lines: [{ productId, quantity: 3 }] });
@@ -245,7 +245,7 @@ describe("Product service: reservation sweeper", () => {
     const productId = await createTestProduct(harness, 10);
     down.add("o-unsure");
     await harness
-      .client(InventoryService)
+      .peerClient(InventoryService)
       .reserveStock({ orderId: "o-unsure", lines: [{ productId, quantity: 4 }] });
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(await stateOf("o-unsure")).to.equal("HELD");
@@ -261,7 +261,7 @@ describe("Product service: reservation sweeper", () => {
 
   it("gives back a reservation left PENDING by a crashed reserver, and completes a release left RELEASING", async () => {
     const productId = await createTestProduct(harness, 10);
-    const inventory = harness.client(InventoryService);
+    const inventory = harness.peerClient(InventoryService);
     await inventory.reserveStock({ orderId: "o-crash", lines: [{ productId, quantity: 2 }] });
     await inventory.reserveStock({ orderId: "o-half", lines: [{ productId, quantity: 3 }] });
     known.add("o-crash").add("o-half");

@@ -56,7 +56,7 @@ export async function checkedLedger(store: DocumentStore, productId: string): Pr
 
 export async function stockOf(harness: ServiceHarness, productId: string): Promise<number> {
   const { products } = await harness
-    .client(InventoryService)
+    .peerClient(InventoryService)
     .getProductsForOrder({ productIds: [productId] });
   return products[0]?.stock ?? Number.NaN;
 }
@@ -81,7 +81,7 @@ export function describeStockRaces(label: string, start: () => Promise<RaceTarge
     it("lets exactly 20 of 50 concurrent one-unit reservations through on a stock of 20", async () => {
       const { harness, store } = target;
       const productId = await createTestProduct(harness, 20);
-      const inventory = harness.client(InventoryService);
+      const inventory = harness.peerClient(InventoryService);
       const answers = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           inventory.reserveStock({ orderId: `race-${i}`, lines: [{ productId, quantity: 1 }] }),
@@ -100,7 +100,7 @@ export function describeStockRaces(label: string, start: () => Promise<RaceTarge
     it("takes the stock once for ten concurrent calls with the same order id, all answered reserved", async () => {
       const { harness, store } = target;
       const productId = await createTestProduct(harness, 10);
-      const inventory = harness.client(InventoryService);
+      const inventory = harness.peerClient(InventoryService);
       const answers = await Promise.all(
         Array.from({ length: 10 }, () =>
           inventory.reserveStock({ orderId: "same-order", lines: [{ productId, quantity: 3 }] }),
@@ -117,7 +117,7 @@ export function describeStockRaces(label: string, start: () => Promise<RaceTarge
     it("applies an absolute admin update racing with reservations without losing either", async () => {
       const { harness, store } = target;
       const productId = await createTestProduct(harness, 100);
-      const inventory = harness.client(InventoryService);
+      const inventory = harness.peerClient(InventoryService);
       const reservations = Array.from({ length: 30 }, (_, i) =>
         inventory.reserveStock({ orderId: `admin-race-${i}`, lines: [{ productId, quantity: 1 }] }),
       );

@@ -182,7 +182,7 @@ describe("Product service: ProductService over RPC", () => {
     expect((await harness.client(ProductService).listProducts({})).totalElements).to.equal(0);
     expect(await codeOf(products().deleteProduct({ productId }))).to.equal(Code.NotFound);
     expect(await codeOf(products().updateProduct({ productId, stock: 9 }))).to.equal(Code.NotFound);
-    const { products: forOrder } = await harness.client(InventoryService).getProductsForOrder({
+    const { products: forOrder } = await harness.peerClient(InventoryService).getProductsForOrder({
       productIds: [productId],
     });
     expect(forOrder[0]).to.include({ productId, active: false, stock: 3 });

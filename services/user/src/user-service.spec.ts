@@ -40,7 +40,7 @@ describe("User service over RPC", () => {
     deleted.length = 0;
     failing.on = false;
     harness = await startServiceHarness(buildUserService, [accountPeer(deleted, failing)]);
-    const directory = harness.client(DirectoryService);
+    const directory = harness.peerClient(DirectoryService);
     await directory.createProfile({
       userId: 1,
       email: alice.email,
@@ -77,7 +77,7 @@ describe("User service over RPC", () => {
   });
 
   it("creates a profile once: a repeat with the same id changes nothing", async () => {
-    const directory = harness.client(DirectoryService);
+    const directory = harness.peerClient(DirectoryService);
     const again = await directory.createProfile({
       userId: 1,
       email: alice.email,

@@ -1,20 +1,29 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { Access, methodContract } from "../contract/method-contract.js";
 import { callerFromHeaders, callerKey } from "../identity/caller.js";
+import type { RequestTrust } from "../identity/request-trust.js";
 
 /**
  * Enforces each method's access rule inside the service, the second of the two checks
- * (DESIGN.md §4): the edge has verified the token; here the role from `x-user-role` is held
- * against the method's option. Ownership is the domain's business. `openServices` are protocol
- * services outside our contract (gRPC health) that anyone reaching the port may call.
+ * (docs/decisions.md "Service-to-service trust"): the edge has verified the token; here the
+ * identity headers count only when the request proves it came from the edge, the role is held
+ * against the method's option, and internal methods answer only requests that prove they come
+ * from a peer service. Ownership is the domain's business. `openServices` are protocol services
+ * outside our contract (gRPC health) that anyone reaching the port may call.
  */
-export function createAccessInterceptor(openServices: readonly string[] = []): Interceptor {
+export function createAccessInterceptor(
+  trust: RequestTrust,
+  openServices: readonly string[] = [],
+): Interceptor {
   return (next) => async (req) => {
-    const caller = callerFromHeaders(req.header);
+    const caller = trust.fromEdge(req.header) ? callerFromHeaders(req.header) : undefined;
     req.contextValues.set(callerKey, caller);
     if (openServices.includes(req.service.typeName)) return next(req);
     const { access } = methodContract(req.method);
-    if (access === Access.AUTHENTICATED || access === Access.ADMIN) {
+    if (access === Access.INTERNAL) {
+      if (!trust.fromPeer(req.header))
+        throw new ConnectError("a peer service credential is required", Code.Unauthenticated);
+    } else if (access === Access.AUTHENTICATED || access === Access.ADMIN) {
       if (caller === undefined) throw new ConnectError("authentication required", Code.Unauthenticated);
       if (access === Access.ADMIN && caller.role !== "ADMIN") {
         throw new ConnectError("admin role required", Code.PermissionDenied);

@@ -4,7 +4,7 @@
  * start; never at import time.
  */
 import { pino, type Logger } from "pino";
-import type { LogLevel } from "../config/platform-config.js";
+import type { LogLevel } from "../config/process-settings.js";
 
 export type { Logger };
 

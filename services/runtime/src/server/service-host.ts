@@ -8,6 +8,7 @@ import type { Interceptor, Transport } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createAccessInterceptor } from "../access/access-interceptor.js";
 import { createErrorInterceptor } from "../errors/error-interceptor.js";
+import type { RequestTrust } from "../identity/request-trust.js";
 import type { Logger } from "../logging/logger.js";
 import { createValidationInterceptor } from "../validation/validation-interceptor.js";
 import {
@@ -31,6 +32,8 @@ export interface ServiceHostOptions {
   readonly routes: readonly ServiceRoutes[];
   readonly logger: Logger;
   readonly maxBodyBytes: number;
+  /** Which requests may assert an identity or call internal methods. */
+  readonly trust: RequestTrust;
   /** Readiness for `/readyz` and gRPC health: dependencies reachable, start-up work done. */
   readonly isReady: () => boolean;
 }
@@ -40,13 +43,17 @@ export interface ServiceHost {
   /** An in-process transport through the same interceptors and handlers (embedded mode, tests). */
   readonly transport: Transport;
   listen(port: number, host: string): Promise<number>;
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets requests in flight finish for up to `graceMs`, then aborts the
+   * signals of whatever still runs (network and in-process calls alike) and cuts connections.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const interceptors: Interceptor[] = [
     createErrorInterceptor(options.logger),
-    createAccessInterceptor([Health.typeName]),
+    createAccessInterceptor(options.trust, [Health.typeName]),
     createValidationInterceptor(),
   ];
   const serviceNames = options.routes.flatMap((r) => r.services.map((s) => s.typeName));
@@ -54,13 +61,15 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     for (const r of options.routes) r.register(router);
     registerHealthService(router, serviceNames, options.isReady);
   };
+  const shutdown = new AbortController();
   const handler = connectNodeAdapter({
     routes,
     interceptors,
     readMaxBytes: options.maxBodyBytes,
+    shutdownSignal: shutdown.signal,
     fallback: (req, res) => probe(req, res, options.isReady),
   });
-  const transport = createInProcessTransport(routes, interceptors);
+  const transport = createInProcessTransport(routes, interceptors, shutdown.signal);
   let server: DualProtocolServer | undefined;
   return {
     handler,
@@ -69,8 +78,14 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
       server = createDualProtocolServer(handler);
       return server.listen(port, host);
     },
-    async close() {
-      await server?.close();
+    async close(graceMs = 5_000) {
+      const cut = setTimeout(() => shutdown.abort(), graceMs);
+      try {
+        await server?.close(graceMs);
+      } finally {
+        clearTimeout(cut);
+        shutdown.abort();
+      }
     },
   };
 }

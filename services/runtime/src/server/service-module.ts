@@ -1,5 +1,4 @@
 import type { Transport } from "@connectrpc/connect";
-import type { PlatformConfig } from "../config/platform-config.js";
 import type { EventBus } from "../events/event-bus.js";
 import type { Logger } from "../logging/logger.js";
 import type { DocumentStore } from "../store/document-store.js";
@@ -8,15 +7,16 @@ import type { ServiceRoutes } from "./service-host.js";
 
 /**
  * What every service needs from its process, whichever mode runs it. Handlers and domain code
- * see only these ports, never the adapters behind them (DESIGN.md §6).
+ * see only these ports, never the adapters behind them (docs/architecture.md "Two modes"). A
+ * service's own settings are not here: its build function takes them, typed, from whatever read
+ * them (its own process, or the embedded platform).
  */
 export interface ServiceContext {
-  readonly config: PlatformConfig;
   readonly logger: Logger;
   /** The service's own database. */
   readonly store: DocumentStore;
   readonly bus: EventBus;
-  /** Reaches the other services' internal RPCs. */
+  /** Reaches the other services' internal RPCs, with this service's peer credential. */
   readonly transport: Transport;
   readonly clock: Clock;
 }

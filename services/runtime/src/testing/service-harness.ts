@@ -8,14 +8,20 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadPlatformConfig } from "../config/platform-config.js";
 import { createEmbeddedBus } from "../events/embedded-bus.js";
 import type { EventBus, EventRecord } from "../events/event-bus.js";
 import { userEmailHeader, userRoleHeader, type Caller } from "../identity/caller.js";
+import {
+  createRequestTrust,
+  edgeCredentialHeader,
+  peerCredentialHeader,
+  sha256,
+} from "../identity/request-trust.js";
 import { createLogger } from "../logging/logger.js";
 import { createServiceHost, type ServiceHost, type ServiceRoutes } from "../server/service-host.js";
 import type { ServiceContext, ServiceModule } from "../server/service-module.js";
 import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
+import { withCredential } from "../transport/credential-transport.js";
 import { createLazyTransport } from "../transport/lazy-transport.js";
 
 type HeaderInit = ConstructorParameters<typeof Headers>[0];
@@ -29,8 +35,13 @@ export interface ServiceHarness {
    * consumer group of the test's own.
    */
   recordEvents(topic: string): Promise<EventRecord[]>;
-  /** A client that calls as `caller` (the headers the edge would set), or anonymously. */
+  /**
+   * A client that calls as the edge would: with the edge credential and, for `caller`, the
+   * identity headers; without `caller`, anonymously.
+   */
   client<S extends DescService>(service: S, caller?: Caller): Client<S>;
+  /** A client that calls as a peer service (internal methods). */
+  peerClient<S extends DescService>(service: S): Client<S>;
   close(): Promise<void>;
 }
 
@@ -46,9 +57,14 @@ export async function startServiceHarness(
   const stores = createEmbeddedStoreProvider({ dataDir: join(dir, "documents") });
   const bus = await createEmbeddedBus({ dataDir: join(dir, "events") });
   const logger = createLogger("silent", "test");
-  const transport: Transport = createLazyTransport(() => host.transport);
+  const edgeSecret = `edge-${randomUUID()}`;
+  const peerSecret = `peer-${randomUUID()}`;
+  const transport: Transport = withCredential(
+    createLazyTransport(() => host.transport),
+    peerCredentialHeader,
+    peerSecret,
+  );
   const context: ServiceContext = {
-    config: loadPlatformConfig({ DATA_DIR: dir }),
     logger,
     store: await stores.open("service"),
     bus,
@@ -60,6 +76,7 @@ export async function startServiceHarness(
     routes: [module, ...peers],
     logger,
     maxBodyBytes: 1 << 20,
+    trust: createRequestTrust({ edgeSecretSha256: sha256(edgeSecret), peerSecretSha256: sha256(peerSecret) }),
     isReady: () => true,
   });
   await module.start();
@@ -80,8 +97,11 @@ export async function startServiceHarness(
       return records;
     },
     client(service, caller) {
-      const identity: Record<string, string> =
-        caller === undefined ? {} : { [userEmailHeader]: caller.email, [userRoleHeader]: caller.role };
+      const identity: Record<string, string> = { [edgeCredentialHeader]: edgeSecret };
+      if (caller !== undefined) {
+        identity[userEmailHeader] = caller.email;
+        identity[userRoleHeader] = caller.role;
+      }
       const withIdentity = (header: unknown): Headers => {
         const merged = new Headers(header as HeaderInit);
         for (const [name, value] of Object.entries(identity)) merged.set(name, value);
@@ -93,6 +113,9 @@ export async function startServiceHarness(
         stream: (method, signal, timeout, header: unknown, input, values) =>
           host.transport.stream(method, signal, timeout, withIdentity(header), input, values),
       });
+    },
+    peerClient(service) {
+      return createClient(service, transport);
     },
     async close() {
       await module.stop();

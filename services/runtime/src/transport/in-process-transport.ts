@@ -5,12 +5,14 @@
  * services, and between services.
  *
  * Why not Connect's `createRouterTransport`: it runs the whole wire protocol in memory
- * (envelopes, binary encoding, stream plumbing, linked abort signals) and cost about 300 µs per
- * call here, more than everything else a request does. Deadlines are the caller's business
- * (the edge races its own timer); cancellation travels in the caller's signal. Unary methods
- * only: streams go over the network.
+ * (envelopes, binary encoding, stream plumbing) and cost about 300 µs per call here, more than
+ * everything else a request does. Unary methods only: streams go over the network.
+ *
+ * Cancellation is the network's (docs/decisions.md "Deadlines and cancellation"): the handler's
+ * signal joins the caller's signal, the call's deadline (`timeoutMs`) and the host's shutdown,
+ * and the caller gets DEADLINE_EXCEEDED, CANCELED or UNAVAILABLE as soon as it fires, even if
+ * the handler has not noticed yet.
  */
-import { setMaxListeners } from "node:events";
 import { create, isMessage, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import {
   Code,
@@ -32,17 +34,10 @@ export interface ServiceRegistrar {
 type UnaryHandler = (request: unknown, context: HandlerContext) => unknown;
 type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
 
-/**
- * The signal of calls made without one. Shared by every such call, so concurrent calls each add
- * a listener for the length of a store operation (the MongoDB driver removes its listener when
- * the operation ends): no listener limit applies to it.
- */
-const neverAborted = new AbortController().signal;
-setMaxListeners(0, neverAborted);
-
 export function createInProcessTransport(
   register: (registrar: ServiceRegistrar) => void,
   interceptors: readonly Interceptor[],
+  shutdownSignal?: AbortSignal,
 ): Transport {
   const chains = new Map<DescMethod, Next>();
   register({
@@ -52,7 +47,7 @@ export function createInProcessTransport(
         if (typeof impl !== "function" || method.methodKind !== "unary") continue;
         const handler = impl.bind(implementation) as UnaryHandler;
         const call: Next = async (req) => {
-          const context = new InProcessHandlerContext(req);
+          const context = new InProcessHandlerContext(req, deadlines.get(req.signal));
           const output = await handler(req.message, context);
           return {
             stream: false,
@@ -72,8 +67,11 @@ export function createInProcessTransport(
     },
   });
 
+  /** The deadline (epoch ms) of each call's signal, for `HandlerContext.timeoutMs()`. */
+  const deadlines = new WeakMap<AbortSignal, number>();
+
   return {
-    async unary(method, signal, _timeoutMs, header, input, contextValues) {
+    async unary(method, signal, timeoutMs, header, input, contextValues) {
       const chain = chains.get(method);
       if (chain === undefined) {
         throw new ConnectError(
@@ -81,19 +79,25 @@ export function createInProcessTransport(
           Code.Unimplemented,
         );
       }
-      const response = await chain({
-        stream: false,
-        service: method.parent,
-        method,
-        requestMethod: "POST",
-        url: `/${method.parent.typeName}/${method.name}`,
-        signal: signal ?? neverAborted,
-        // Typed HeadersInit, a DOM type this project's lib setting does not declare.
-        header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
-        contextValues: contextValues ?? createContextValues(),
-        message: toMessage(method.input, input),
-      } as UnaryRequest);
-      return response as never;
+      const call = startCall(signal, timeoutMs, shutdownSignal);
+      if (timeoutMs !== undefined) deadlines.set(call.signal, Date.now() + timeoutMs);
+      try {
+        const response = chain({
+          stream: false,
+          service: method.parent,
+          method,
+          requestMethod: "POST",
+          url: `/${method.parent.typeName}/${method.name}`,
+          signal: call.signal,
+          // Typed HeadersInit, a DOM type this project's lib setting does not declare.
+          header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
+          contextValues: contextValues ?? createContextValues(),
+          message: toMessage(method.input, input),
+        } as UnaryRequest);
+        return (await call.race(response)) as never;
+      } finally {
+        call.end();
+      }
     },
     stream() {
       return Promise.reject(
@@ -109,7 +113,10 @@ class InProcessHandlerContext implements HandlerContext {
   private header: Headers | undefined;
   private trailer: Headers | undefined;
 
-  constructor(private readonly req: UnaryRequest) {}
+  constructor(
+    private readonly req: UnaryRequest,
+    private readonly deadline: number | undefined,
+  ) {}
 
   get service(): DescService {
     return this.req.service;
@@ -138,11 +145,76 @@ class InProcessHandlerContext implements HandlerContext {
   get responseTrailer(): Headers {
     return (this.trailer ??= new Headers());
   }
-  timeoutMs(): undefined {
-    return undefined;
+  timeoutMs(): number | undefined {
+    return this.deadline === undefined ? undefined : this.deadline - Date.now();
   }
 }
 
 function toMessage(schema: DescMessage, value: unknown): unknown {
   return isMessage(value, schema) ? value : create(schema, value as never);
+}
+
+interface Call {
+  /** Aborted by the caller's signal, the deadline or the shutdown, whichever comes first. */
+  readonly signal: AbortSignal;
+  /** Settles with `work`, or rejects as soon as the signal aborts. */
+  race<T>(work: Promise<T>): Promise<T>;
+  /** Detaches from the caller's and the shutdown signal and stops the deadline timer. */
+  end(): void;
+}
+
+/** One AbortController per call, linked to its causes; the reason is what the caller gets. */
+function startCall(
+  callerSignal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  shutdownSignal: AbortSignal | undefined,
+): Call {
+  const controller = new AbortController();
+  const onCallerAbort = (): void =>
+    controller.abort(new ConnectError("the call was cancelled by its caller", Code.Canceled));
+  const onShutdown = (): void =>
+    controller.abort(new ConnectError("the service is shutting down", Code.Unavailable));
+  if (callerSignal?.aborted === true) onCallerAbort();
+  else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+  if (shutdownSignal?.aborted === true) onShutdown();
+  else shutdownSignal?.addEventListener("abort", onShutdown, { once: true });
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)),
+          Math.max(0, timeoutMs),
+        );
+  const signal = controller.signal;
+  return {
+    signal,
+    race(work) {
+      if (signal.aborted) {
+        work.catch(() => undefined); // settles unobserved: the caller has its answer already
+        return Promise.reject(signal.reason as Error);
+      }
+      return new Promise((resolve, reject) => {
+        const onAbort = (): void => {
+          work.catch(() => undefined);
+          reject(signal.reason as Error);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        work.then(
+          (value) => {
+            signal.removeEventListener("abort", onAbort);
+            resolve(value);
+          },
+          (error: unknown) => {
+            signal.removeEventListener("abort", onAbort);
+            reject(ConnectError.from(error));
+          },
+        );
+      });
+    },
+    end() {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+      shutdownSignal?.removeEventListener("abort", onShutdown);
+    },
+  };
 }

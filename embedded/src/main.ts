@@ -2,14 +2,15 @@
  * `npm start`: the whole platform in one process. Reads the environment once, starts, prints
  * where it listens and how to log in as admin, and shuts down gracefully on SIGINT/SIGTERM.
  */
-import { ConfigError, loadPlatformConfig } from "@commerce/runtime/config/platform-config.js";
+import { ConfigError } from "@commerce/runtime/config/env-reader.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { startPlatform } from "./platform.js";
+import { loadEmbeddedConfig } from "./embedded-config.js";
+import { startPlatform } from "./embedded-platform.js";
 
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadPlatformConfig(process.env);
+    config = loadEmbeddedConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -17,10 +18,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel, "commerce");
+  const logger = createLogger(config.process.logLevel, "commerce");
   const started = Date.now();
   const platform = await startPlatform({ config, logger });
-  const admin = platform.generatedAdmin;
+  const admin = config.generatedAdmin;
   const lines = [
     "",
     `Commerce platform ready in ${Date.now() - started} ms (store: ${platform.mode.store}, events: ${platform.mode.bus})`,

@@ -1,25 +1,31 @@
 /**
- * The whole platform in one process (embedded mode, `npm start`): every service, the outbox
- * relays and consumers, and the local edge. With MONGODB_URL and KAFKA_BROKERS (and later
- * CLICKHOUSE_URL) the same wiring runs on real infrastructure; without them it needs nothing
- * but a data directory.
+ * The whole platform in one process (embedded mode, `npm start`): every service module, their
+ * outbox relays and consumers, and the local edge, on the same service modules that run as
+ * separate processes in a cluster. With MONGODB_URL and KAFKA_BROKERS the same wiring runs on
+ * real infrastructure; without them it needs nothing but a data directory.
+ *
+ * The edge and the services call each other through the host's in-process transport (no
+ * encoding, no socket), presenting the same credentials as on the network (the edge's and the
+ * peers'), so the services' access checks are the same in every mode. The services also listen
+ * on GRPC_PORT for internal clients and probes.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import { join } from "node:path";
 import { buildAuthService } from "@commerce/auth/server.js";
+import { createEdge } from "@commerce/edge/edge.js";
+import { createTokenVerifier } from "@commerce/edge/token-verifier.js";
 import { buildNotificationService } from "@commerce/notification/server.js";
 import { buildOrderService } from "@commerce/order/server.js";
 import { buildProductService } from "@commerce/product/server.js";
 import { buildUserService } from "@commerce/user/server.js";
-import {
-  generateJwtSecret,
-  generatePassword,
-  loadOrCreateSecret,
-} from "@commerce/runtime/config/local-secrets.js";
-import type { PlatformConfig } from "@commerce/runtime/config/platform-config.js";
 import { createEmbeddedBus } from "@commerce/runtime/events/embedded-bus.js";
 import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
 import type { EventBus } from "@commerce/runtime/events/event-bus.js";
+import {
+  createRequestTrust,
+  peerCredentialHeader,
+  sha256,
+} from "@commerce/runtime/identity/request-trust.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { createDualProtocolServer } from "@commerce/runtime/server/dual-protocol-server.js";
 import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
@@ -28,110 +34,104 @@ import type { StoreProvider } from "@commerce/runtime/store/document-store.js";
 import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
 import { createMongoStoreProvider } from "@commerce/runtime/store/mongo-store.js";
 import { systemClock, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import { withCredential } from "@commerce/runtime/transport/credential-transport.js";
 import { createLazyTransport } from "@commerce/runtime/transport/lazy-transport.js";
-import { createEdge } from "./edge.js";
-import { createTokenVerifier } from "./token-verifier.js";
+import type { EmbeddedConfig } from "./embedded-config.js";
 
 export interface RunningPlatform {
   /** Base URL of the REST edge. */
   readonly url: string;
   /** Base URL of the services' own Connect/gRPC port (internal clients, health). */
   readonly grpcUrl: string;
-  /** The admin login, when embedded mode generated it (undefined when ADMIN_* was set). */
-  readonly generatedAdmin: { readonly email: string; readonly password: string } | undefined;
   readonly mode: { readonly store: "embedded" | "mongodb"; readonly bus: "embedded" | "kafka" };
   close(): Promise<void>;
 }
 
 export interface PlatformOptions {
-  readonly config: PlatformConfig;
+  readonly config: EmbeddedConfig;
   readonly logger: Logger;
   readonly clock?: Clock;
+  /** Deadline of one upstream call made by the edge (default 30 s). */
+  readonly edgeTimeoutMs?: number;
 }
 
-const generatedAdminEmail = "admin@commerce.local";
-
 export async function startPlatform({
-  config: given,
+  config,
   logger,
   clock = systemClock,
+  edgeTimeoutMs,
 }: PlatformOptions): Promise<RunningPlatform> {
-  const jwtKey =
-    given.jwtSecret ??
-    new TextEncoder().encode(loadOrCreateSecret(given.dataDir, "jwt-secret", generateJwtSecret));
-  let generatedAdmin: RunningPlatform["generatedAdmin"];
-  let config = given;
-  if (given.admin === undefined && given.mongodbUrl === undefined) {
-    generatedAdmin = {
-      email: generatedAdminEmail,
-      password: loadOrCreateSecret(given.dataDir, "admin-password", generatePassword),
-    };
-    config = { ...given, admin: generatedAdmin };
-  }
-
+  const { infra } = config;
+  const dataDir = config.process.dataDir;
   const stores: StoreProvider =
-    config.mongodbUrl !== undefined
-      ? createMongoStoreProvider({ url: config.mongodbUrl })
-      : createEmbeddedStoreProvider({ dataDir: join(config.dataDir, "documents") });
+    infra.mongodbUrl !== undefined
+      ? createMongoStoreProvider({ url: infra.mongodbUrl })
+      : createEmbeddedStoreProvider({ dataDir: join(dataDir, "documents") });
   const bus: EventBus =
-    config.kafkaBrokers !== undefined
+    infra.kafkaBrokers !== undefined
       ? await createKafkaBus({
-          brokers: config.kafkaBrokers,
+          brokers: infra.kafkaBrokers,
           clientId: "commerce-platform",
-          partitions: config.kafkaPartitions,
+          partitions: infra.kafkaPartitions,
           logger: logger.child({ component: "kafka" }),
         })
-      : await createEmbeddedBus({ dataDir: join(config.dataDir, "events") });
+      : await createEmbeddedBus({ dataDir: join(dataDir, "events") });
 
   let ready = false;
   // Services reach each other through the host's in-memory transport, which exists only once
   // every service is built: they get a lazy one, resolved on the first call.
-  const transport = createLazyTransport(() => host.transport);
+  const hostTransport = createLazyTransport(() => host.transport);
+  const peerTransport = withCredential(hostTransport, peerCredentialHeader, config.peerSecret);
   const contextFor = async (name: string): Promise<ServiceContext> => ({
-    config,
     logger: logger.child({ service: name }),
     store: await stores.open(`commerce_${name}`),
     bus,
-    transport,
+    transport: peerTransport,
     clock,
   });
   const modules: ServiceModule[] = [
-    await buildAuthService(await contextFor("auth"), { jwtKey }),
+    await buildAuthService(await contextFor("auth"), config.auth),
     await buildUserService(await contextFor("user")),
     await buildProductService(await contextFor("product")),
     await buildOrderService(await contextFor("order")),
-    await buildNotificationService(await contextFor("notification")),
+    await buildNotificationService(await contextFor("notification"), { currency: config.currency }),
   ];
   const host: ServiceHost = createServiceHost({
     routes: modules,
     logger,
-    maxBodyBytes: config.maxBodyBytes,
+    maxBodyBytes: config.process.maxBodyBytes,
+    trust: createRequestTrust({
+      edgeSecretSha256: sha256(config.edgeSecret),
+      peerSecretSha256: sha256(config.peerSecret),
+    }),
     isReady: () => ready,
   });
 
-  const grpcPort = await host.listen(config.grpcPort, config.host);
+  const { host: address } = config.process;
+  const grpcPort = await host.listen(config.grpcPort, address);
   for (const module of modules) await module.start();
 
   const services: DescService[] = modules.flatMap((m) => m.services);
   const edge = createEdge({
     services,
-    transportFor: () => transport,
-    verifyToken: createTokenVerifier(jwtKey),
-    maxBodyBytes: config.maxBodyBytes,
+    transportFor: () => hostTransport,
+    verifyToken: createTokenVerifier(config.auth.jwtKey),
+    edgeSecret: config.edgeSecret,
+    maxBodyBytes: config.process.maxBodyBytes,
     logger: logger.child({ service: "edge" }),
     isReady: () => ready,
+    ...(edgeTimeoutMs === undefined ? {} : { timeoutMs: edgeTimeoutMs }),
   });
   const edgeServer = createDualProtocolServer(edge.handler);
-  const port = await edgeServer.listen(config.port, config.host);
+  const port = await edgeServer.listen(config.process.port, address);
   ready = true;
 
   return {
-    url: `http://${config.host}:${port}`,
-    grpcUrl: `http://${config.host}:${grpcPort}`,
-    generatedAdmin,
+    url: `http://${address}:${port}`,
+    grpcUrl: `http://${address}:${grpcPort}`,
     mode: {
-      store: config.mongodbUrl !== undefined ? "mongodb" : "embedded",
-      bus: config.kafkaBrokers !== undefined ? "kafka" : "embedded",
+      store: infra.mongodbUrl !== undefined ? "mongodb" : "embedded",
+      bus: infra.kafkaBrokers !== undefined ? "kafka" : "embedded",
     },
     async close() {
       ready = false;

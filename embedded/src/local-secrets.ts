@@ -1,5 +1,5 @@
 /**
- * Secrets that embedded mode makes up when the operator gave none (DESIGN.md §8): generated once,
+ * Secrets that embedded mode makes up when the operator gave none (docs/architecture.md §8): generated once,
  * kept beside the data with owner-only permissions, and reused on every later start so that
  * tokens and the admin login survive restarts. Clusters always set them explicitly.
  */
@@ -26,9 +26,24 @@ export function loadOrCreateSecret(dataDir: string, name: string, generate: () =
   }
 }
 
+/** Where embedded mode keeps generated secrets: one file each under `<dataDir>/secrets`. */
+export interface SecretSource {
+  /** The secret called `name`, generated with `generate` the first time. */
+  value(name: string, generate: () => string): string;
+}
+
+export function fileSecrets(dataDir: string): SecretSource {
+  return { value: (name, generate) => loadOrCreateSecret(dataDir, name, generate) };
+}
+
 /** 64 random bytes, base64url: an HS512 key of the full hash size. */
 export function generateJwtSecret(): string {
   return randomBytes(64).toString("base64url");
+}
+
+/** 32 random bytes, base64url (43 characters): a credential sent in a header. */
+export function generateHeaderSecret(): string {
+  return randomBytes(32).toString("base64url");
 }
 
 /** A password for the generated admin account: 24 characters from a URL-safe alphabet. */

@@ -7,12 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
-import { loadPlatformConfig } from "@commerce/runtime/config/platform-config.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
+import { peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { startPlatform, type RunningPlatform } from "./platform.js";
+import { loadEmbeddedConfig } from "./embedded-config.js";
+import { startPlatform, type RunningPlatform } from "./embedded-platform.js";
 
-const root = join(import.meta.dirname, "..", "..", "..");
+const root = join(import.meta.dirname, "..", "..");
 
 /** A standard @grpc/grpc-js client for one service, from the contract's .proto files. */
 function grpcClient(file: string, serviceName: string, url: string): grpc.Client {
@@ -29,16 +30,30 @@ function grpcClient(file: string, serviceName: string, url: string): grpc.Client
   return new Client(new URL(url).host, grpc.credentials.createInsecure());
 }
 
-function unary<Res>(client: grpc.Client, method: string, request: object): Promise<Res> {
+const peerSecret = randomBytes(32).toString("base64url");
+
+/** The peer credential as gRPC metadata: what another service sends. */
+function asPeer(): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  metadata.set(peerCredentialHeader, peerSecret);
+  return metadata;
+}
+
+function unary<Res>(
+  client: grpc.Client,
+  method: string,
+  request: object,
+  metadata = new grpc.Metadata(),
+): Promise<Res> {
   return new Promise((resolve, reject) => {
     const call = (
       client as unknown as Record<
         string,
-        (r: object, cb: (e: grpc.ServiceError | null, v: Res) => void) => void
+        (r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null, v: Res) => void) => void
       >
     )[method];
     if (call === undefined) throw new Error(`no method ${method}`);
-    call.call(client, request, (error, value) => {
+    call.call(client, request, metadata, (error, value) => {
       if (error !== null) reject(error);
       else resolve(value);
     });
@@ -46,11 +61,12 @@ function unary<Res>(client: grpc.Client, method: string, request: object): Promi
 }
 
 async function start(dataDir: string, secret: string): Promise<RunningPlatform> {
-  const config = loadPlatformConfig({
+  const config = loadEmbeddedConfig({
     DATA_DIR: dataDir,
     PORT: "0",
     GRPC_PORT: "0",
     JWT_SECRET: secret,
+    PEER_SECRET: peerSecret,
     ADMIN_EMAIL: "admin@platform.test",
     ADMIN_PASSWORD: "platform-admin-pw",
   });
@@ -94,7 +110,7 @@ describe("startPlatform (embedded)", () => {
     }
   });
 
-  it("serves an internal RPC to a standard @grpc/grpc-js client, with validation and idempotency", async () => {
+  it("serves an internal RPC to a standard @grpc/grpc-js peer client, with validation and idempotency", async () => {
     const directory = grpcClient(
       "commerce/user/v1/directory.proto",
       "commerce.user.v1.DirectoryService",
@@ -109,13 +125,14 @@ describe("startPlatform (embedded)", () => {
         role: "CUSTOMER",
         created_at: "2026-01-02T03:04:05",
       };
-      expect(await unary(directory, "CreateProfile", profile)).to.deep.equal({ created: true });
-      expect(await unary(directory, "CreateProfile", profile)).to.deep.equal({ created: false });
-      const refused = await unary(directory, "CreateProfile", {
-        ...profile,
-        user_id: 4243,
-        role: "ROOT",
-      }).then(
+      expect(await unary(directory, "CreateProfile", profile, asPeer())).to.deep.equal({ created: true });
+      expect(await unary(directory, "CreateProfile", profile, asPeer())).to.deep.equal({ created: false });
+      const refused = await unary(
+        directory,
+        "CreateProfile",
+        { ...profile, user_id: 4243, role: "ROOT" },
+        asPeer(),
+      ).then(
         () => undefined,
         (error: unknown) => error as grpc.ServiceError,
       );
@@ -135,16 +152,17 @@ describe("startPlatform (embedded)", () => {
       role: "CUSTOMER",
       createdAt: "2026-01-02T03:04:05",
     };
+    const headers = { [peerCredentialHeader]: peerSecret };
     const overConnect = createClient(
       DirectoryService,
       createConnectTransport({ baseUrl: platform.grpcUrl, httpVersion: "1.1" }),
     );
-    expect((await overConnect.createProfile(profile)).created).to.equal(true);
+    expect((await overConnect.createProfile(profile, { headers })).created).to.equal(true);
     const overGrpcWeb = createClient(
       DirectoryService,
       createGrpcWebTransport({ baseUrl: platform.grpcUrl, httpVersion: "1.1" }),
     );
-    expect((await overGrpcWeb.createProfile(profile)).created).to.equal(false);
+    expect((await overGrpcWeb.createProfile(profile, { headers })).created).to.equal(false);
   });
 
   it("keeps its data across a restart", async () => {

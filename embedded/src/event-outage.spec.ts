@@ -1,5 +1,5 @@
 /**
- * A Kafka outage delays events, never loses them (DESIGN.md §5): with the broker stopped, the
+ * A Kafka outage delays events, never loses them (docs/architecture.md §5): with the broker stopped, the
  * platform keeps answering and records every event in its outbox; once the broker is back,
  * every event is delivered and every effect (here: the notifications) happens exactly once.
  */
@@ -8,11 +8,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startKafka, type KafkaInstance } from "../../../scripts/infra/kafka.js";
-import { loadPlatformConfig } from "@commerce/runtime/config/platform-config.js";
+import { startKafka, type KafkaInstance } from "../../scripts/infra/kafka.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { eventually } from "@commerce/runtime/testing/eventually.js";
-import { startPlatform, type RunningPlatform } from "./platform.js";
+import { loadEmbeddedConfig } from "./embedded-config.js";
+import { startPlatform, type RunningPlatform } from "./embedded-platform.js";
 
 interface Notification {
   readonly eventType: string;
@@ -29,7 +29,7 @@ describe("a Kafka outage", function () {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "event-outage-"));
     kafka = await startKafka({ dataDir: join(dir, "kafka"), log: () => undefined });
-    const config = loadPlatformConfig({
+    const config = loadEmbeddedConfig({
       DATA_DIR: join(dir, "platform"),
       PORT: "0",
       GRPC_PORT: "0",

@@ -1,0 +1,169 @@
+import { expect } from "chai";
+import { ConfigError, parseDuration } from "@commerce/runtime/config/env-reader.js";
+import { loadEmbeddedConfig } from "./embedded-config.js";
+import type { SecretSource } from "./local-secrets.js";
+
+/** Generated secrets kept in memory instead of under DATA_DIR, recording what was asked for. */
+function memorySecrets(): { readonly asked: string[]; readonly source: (dataDir: string) => SecretSource } {
+  const asked: string[] = [];
+  const values = new Map<string, string>();
+  return {
+    asked,
+    source: (dataDir) => ({
+      value(name, generate) {
+        asked.push(`${dataDir}:${name}`);
+        const value = values.get(name) ?? generate();
+        values.set(name, value);
+        return value;
+      },
+    }),
+  };
+}
+
+function problemsOf(load: () => unknown): readonly string[] {
+  try {
+    load();
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadEmbeddedConfig", () => {
+  it("applies the documented defaults and generates what a laptop need not set", () => {
+    const secrets = memorySecrets();
+    const config = loadEmbeddedConfig({}, "/srv", secrets.source);
+    expect(config.process).to.deep.equal({
+      port: 8080,
+      host: "127.0.0.1",
+      dataDir: "/srv/.data",
+      logLevel: "info",
+      maxBodyBytes: 1024 * 1024,
+    });
+    expect(config.grpcPort).to.equal(9090);
+    expect(config.infra).to.deep.equal({
+      mongodbUrl: undefined,
+      kafkaBrokers: undefined,
+      kafkaPartitions: 3,
+    });
+    expect(config.auth.jwtTtlSeconds).to.equal(3600);
+    expect(config.auth.jwtKey.length).to.equal(86); // 64 random bytes, base64url
+    expect(config.currency).to.equal("INR");
+    expect(config.edgeSecret).to.have.length(43);
+    expect(config.peerSecret).to.have.length(43);
+    expect(config.edgeSecret).to.not.equal(config.peerSecret);
+    expect(config.generatedAdmin?.email).to.equal("admin@commerce.local");
+    expect(config.auth.admin).to.deep.equal(config.generatedAdmin);
+    expect(secrets.asked).to.deep.equal([
+      "/srv/.data:jwt-secret",
+      "/srv/.data:edge-secret",
+      "/srv/.data:peer-secret",
+      "/srv/.data:admin-password",
+    ]);
+  });
+
+  it("reads every variable it documents and generates nothing that was given", () => {
+    const secrets = memorySecrets();
+    const config = loadEmbeddedConfig(
+      {
+        PORT: "9000",
+        GRPC_PORT: "0",
+        DATA_DIR: "/var/lib/commerce",
+        JWT_SECRET: "x".repeat(64),
+        JWT_TTL: "15m",
+        EDGE_SECRET: "e".repeat(32),
+        PEER_SECRET: "p".repeat(32),
+        ADMIN_EMAIL: "ops@example.com",
+        ADMIN_PASSWORD: "long enough",
+        PAYMENT_CURRENCY: "USD",
+        MONGODB_URL: "mongodb://db:27017/",
+        KAFKA_BROKERS: "k1:9092, k2:9092",
+        KAFKA_PARTITIONS: "6",
+        LOG_LEVEL: "debug",
+      },
+      "/srv",
+      secrets.source,
+    );
+    expect(secrets.asked).to.deep.equal([]);
+    expect(config.process.port).to.equal(9000);
+    expect(config.grpcPort).to.equal(0);
+    expect(config.process.dataDir).to.equal("/var/lib/commerce");
+    expect(config.auth.jwtKey).to.deep.equal(new TextEncoder().encode("x".repeat(64)));
+    expect(config.auth.jwtTtlSeconds).to.equal(900);
+    expect(config.auth.admin).to.deep.equal({ email: "ops@example.com", password: "long enough" });
+    expect(config.generatedAdmin).to.equal(undefined);
+    expect(config.edgeSecret).to.equal("e".repeat(32));
+    expect(config.peerSecret).to.equal("p".repeat(32));
+    expect(config.currency).to.equal("USD");
+    expect(config.infra).to.deep.equal({
+      mongodbUrl: "mongodb://db:27017/",
+      kafkaBrokers: ["k1:9092", "k2:9092"],
+      kafkaPartitions: 6,
+    });
+    expect(config.process.logLevel).to.equal("debug");
+  });
+
+  it("generates no admin on a real database: the operator's accounts live there", () => {
+    const config = loadEmbeddedConfig({ MONGODB_URL: "mongodb://db:27017/" }, "/srv", memorySecrets().source);
+    expect(config.generatedAdmin).to.equal(undefined);
+    expect(config.auth.admin).to.equal(undefined);
+  });
+
+  it("reports every bad variable at once, each by name", () => {
+    const problems = problemsOf(() =>
+      loadEmbeddedConfig(
+        {
+          PORT: "80a",
+          JWT_SECRET: "too short",
+          JWT_TTL: "forever",
+          EDGE_SECRET: "short",
+          PEER_SECRET: "has spaces in it but is long enough to count",
+          ADMIN_EMAIL: "ops@example.com",
+          PAYMENT_CURRENCY: "rupees",
+          MONGODB_URL: "postgres://db",
+          KAFKA_BROKERS: "k1",
+          KAFKA_PARTITIONS: "0",
+          LOG_LEVEL: "loud",
+        },
+        "/srv",
+        memorySecrets().source,
+      ),
+    );
+    expect(problems).to.have.length(11);
+    for (const name of [
+      "PORT",
+      "JWT_SECRET",
+      "JWT_TTL",
+      "EDGE_SECRET",
+      "PEER_SECRET",
+      "ADMIN_EMAIL and ADMIN_PASSWORD",
+      "PAYMENT_CURRENCY",
+      "MONGODB_URL",
+      "KAFKA_BROKERS",
+      "KAFKA_PARTITIONS",
+      "LOG_LEVEL",
+    ]) {
+      expect(
+        problems.some((p) => p.startsWith(name)),
+        name,
+      ).to.equal(true);
+    }
+    expect(problems).to.include("JWT_SECRET must be at least 64 bytes for HS512, got 9");
+  });
+});
+
+describe("parseDuration", () => {
+  it("reads seconds and s/m/h/d suffixes and refuses anything else", () => {
+    expect(["3600", "90s", "15m", "1h", "7d"].map(parseDuration)).to.deep.equal([
+      3600, 90, 900, 3600, 604800,
+    ]);
+    expect(["", "1w", "-5", "1.5h", "h"].map(parseDuration)).to.deep.equal([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+});

@@ -1,0 +1,14 @@
+/** The Notification service as its own process (docs/architecture.md §4). */
+import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
+import { readPaymentCurrency } from "@commerce/runtime/money/currency-setting.js";
+import { buildNotificationService } from "./server.js";
+
+runServiceProcess(
+  {
+    name: "notification",
+    peers: [],
+    readSettings: (env) => ({ currency: readPaymentCurrency(env) }),
+    build: (ctx, settings) => buildNotificationService(ctx, settings),
+  },
+  process.env,
+);

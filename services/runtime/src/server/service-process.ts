@@ -1,0 +1,138 @@
+/**
+ * One service as its own process (docs/architecture.md §4): what `services/<name>/src/main.ts`
+ * runs, in the multi-process topology and in a Kubernetes pod alike. It reads only the settings
+ * this service owns, opens only its own database, listens on its own port, and reaches its
+ * peers through gRPC clients at the addresses its configuration gives, presenting the peer
+ * credential. On SIGTERM it turns unready, lets requests in flight finish, stops its background
+ * work and closes its connections.
+ */
+import type { DescService } from "@bufbuild/protobuf";
+import type { Transport } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { ConfigError, EnvReader, type Env } from "../config/env-reader.js";
+import { readInfraSettings, readProcessSettings } from "../config/process-settings.js";
+import { createKafkaBus } from "../events/kafka-bus.js";
+import { createRequestTrust, peerCredentialHeader } from "../identity/request-trust.js";
+import { readServiceTrustSettings } from "../identity/trust-settings.js";
+import { createLogger } from "../logging/logger.js";
+import type { StoreProvider } from "../store/document-store.js";
+import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
+import { createMongoStoreProvider } from "../store/mongo-store.js";
+import { systemClock } from "../time/wall-clock.js";
+import { withCredential } from "../transport/credential-transport.js";
+import { createRoutingTransport } from "../transport/routing-transport.js";
+import { createServiceHost } from "./service-host.js";
+import type { ServiceContext, ServiceModule } from "./service-module.js";
+import { join } from "node:path";
+
+/** A peer this service calls, and the variable that holds its address. */
+export interface PeerSpec {
+  /** E.g. `PRODUCT_SERVICE_URL`: an `http://host:port` the peer's gRPC port answers on. */
+  readonly urlVariable: string;
+  readonly services: readonly DescService[];
+}
+
+export interface ServiceProcessSpec<S> {
+  /** The service's name: its database is `commerce_<name>`, its Kafka client `commerce-<name>`. */
+  readonly name: string;
+  readonly peers: readonly PeerSpec[];
+  /** Reads the settings this service owns (beyond what every service process reads). */
+  readonly readSettings: (env: EnvReader) => S;
+  readonly build: (ctx: ServiceContext, settings: S) => Promise<ServiceModule>;
+}
+
+/** How long requests in flight may take to finish on SIGTERM before they are cut. */
+const shutdownGraceMs = 10_000;
+/** Deadline of a peer call made without one (background work: sweeps, pending releases). */
+const peerCallTimeoutMs = 10_000;
+
+/** Runs the service until SIGTERM or SIGINT; exits 2 on bad configuration, 1 on failure. */
+export function runServiceProcess<S>(spec: ServiceProcessSpec<S>, env: Env): void {
+  start(spec, env).catch((error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${spec.name}: ${error.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(
+      `${spec.name}: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}
+
+async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
+  const reader = new EnvReader(env);
+  const processSettings = readProcessSettings(reader);
+  const infra = readInfraSettings(reader);
+  if (infra.kafkaBrokers === undefined) {
+    reader.problem("KAFKA_BROKERS is required: services in separate processes share events through Kafka");
+  }
+  const trust = readServiceTrustSettings(reader);
+  const peerUrls = spec.peers.map((peer) => ({
+    peer,
+    url: reader.url(peer.urlVariable, ["http:", "https:"]) ?? reader.required(peer.urlVariable, "(a peer)"),
+  }));
+  const settings = spec.readSettings(reader);
+  reader.finish(undefined);
+
+  const logger = createLogger(processSettings.logLevel, `commerce-${spec.name}`);
+  const stores: StoreProvider =
+    infra.mongodbUrl !== undefined
+      ? createMongoStoreProvider({ url: infra.mongodbUrl })
+      : createEmbeddedStoreProvider({ dataDir: join(processSettings.dataDir, "documents") });
+  const bus = await createKafkaBus({
+    brokers: infra.kafkaBrokers ?? [],
+    clientId: `commerce-${spec.name}`,
+    partitions: infra.kafkaPartitions,
+    logger: logger.child({ component: "kafka" }),
+  });
+
+  const byService = new Map<string, Transport>();
+  for (const { peer, url } of peerUrls) {
+    const transport = createGrpcTransport({ baseUrl: url, defaultTimeoutMs: peerCallTimeoutMs });
+    for (const service of peer.services) byService.set(service.typeName, transport);
+  }
+  const context: ServiceContext = {
+    logger,
+    store: await stores.open(`commerce_${spec.name}`),
+    bus,
+    transport: withCredential(createRoutingTransport(byService), peerCredentialHeader, trust.peerSecret),
+    clock: systemClock,
+  };
+  const module = await spec.build(context, settings);
+  let ready = false;
+  const host = createServiceHost({
+    routes: [module],
+    logger,
+    maxBodyBytes: processSettings.maxBodyBytes,
+    trust: createRequestTrust(trust),
+    isReady: () => ready,
+  });
+  const port = await host.listen(processSettings.port, processSettings.host);
+  await module.start();
+  ready = true;
+  logger.info({ port }, `${spec.name} service ready`);
+  process.stdout.write(`${spec.name} service listening on http://${processSettings.host}:${port}\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    ready = false;
+    logger.info({ signal }, "shutting down");
+    (async () => {
+      await host.close(shutdownGraceMs);
+      await module.stop();
+      await bus.close();
+      await stores.close();
+    })().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
