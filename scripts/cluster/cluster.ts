@@ -1,0 +1,165 @@
+/**
+ * The multi-process topology on one machine (docs/architecture.md §6): one process per service
+ * replica, running the compiled build exactly as a container would, on the store and bus the
+ * caller selects, behind a real Envoy generated from the contract. Used by `npm run cluster:up`
+ * (through a detached daemon) and by `npm test` (in process).
+ *
+ * Each process gets only its own settings (service-catalog.ts): peers' addresses, the peer
+ * credential, the digest of the edge credential, and the secrets it owns. Replicas of a service
+ * share its database; a service's peer address points at one replica of the peer, chosen round
+ * robin, the way a Kubernetes Service spreads connections.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { sha256 } from "@commerce/runtime/identity/request-trust.js";
+import { build, distDir } from "../build.js";
+import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
+import { freePorts } from "./free-ports.js";
+import { startRestartingProcess, type Incident, type RestartingProcess } from "./restarting-process.js";
+
+export interface ClusterOptions {
+  /** Logs, data directories and rendered configuration go here. */
+  readonly stateDir: string;
+  /** MongoDB (FerretDB); unset gives each service an embedded store (one replica each, then). */
+  readonly mongodbUrl?: string | undefined;
+  readonly kafkaBrokers: string;
+  readonly jwtSecret: string;
+  readonly edgeSecret: string;
+  readonly peerSecret: string;
+  /** Values of the settings services own (ADMIN_EMAIL, JWT_TTL, PAYMENT_CURRENCY, ...). */
+  readonly settings?: Readonly<Partial<Record<OwnedSetting, string>>>;
+  readonly replicas?: Readonly<Partial<Record<ServiceName, number>>>;
+  /** Fixed ports (the shared topology of `cluster:up`); free ones are picked otherwise. */
+  readonly ports?: { readonly servicesFrom: number } | undefined;
+  readonly logLevel?: string;
+  /** Called for every unexpected exit of a process (it is restarted). */
+  readonly onIncident?: (incident: Incident) => void;
+}
+
+export interface ServiceInstance {
+  readonly service: ServiceName;
+  /** `product-2` */
+  readonly name: string;
+  readonly url: string;
+}
+
+export interface RunningCluster {
+  readonly instances: readonly ServiceInstance[];
+  /** Every unexpected exit so far. */
+  readonly incidents: readonly Incident[];
+  /** The base URL of each replica of `service`. */
+  urlsOf(service: ServiceName): string[];
+  stop(): Promise<void>;
+}
+
+const readyTimeoutMs = 90_000;
+
+export async function startServices(options: ClusterOptions): Promise<RunningCluster> {
+  build();
+  await mkdir(join(options.stateDir, "logs"), { recursive: true });
+  const replicasOf = (service: ServiceName): number => options.replicas?.[service] ?? 1;
+  if (options.mongodbUrl === undefined && deployableServices.some((s) => replicasOf(s.name) > 1)) {
+    throw new Error("replicas of a service share its database: set MONGODB_URL");
+  }
+
+  const total = deployableServices.reduce((n, s) => n + replicasOf(s.name), 0);
+  const ports =
+    options.ports === undefined
+      ? await freePorts(total)
+      : Array.from({ length: total }, (_, i) => (options.ports?.servicesFrom ?? 0) + i);
+  const instances: ServiceInstance[] = [];
+  for (const service of deployableServices) {
+    for (let replica = 1; replica <= replicasOf(service.name); replica++) {
+      const port = ports[instances.length] ?? 0;
+      instances.push({
+        service: service.name,
+        name: `${service.name}-${replica}`,
+        url: `http://127.0.0.1:${port}`,
+      });
+    }
+  }
+  const urlsOf = (service: ServiceName): string[] =>
+    instances.filter((i) => i.service === service).map((i) => i.url);
+
+  const incidents: Incident[] = [];
+  const processes: RestartingProcess[] = [];
+  const edgeSecretSha256 = Buffer.from(sha256(options.edgeSecret)).toString("hex");
+  for (const [index, instance] of instances.entries()) {
+    const service = deployableServices.find((s) => s.name === instance.service);
+    if (service === undefined) continue;
+    const env: Record<string, string> = {
+      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: new URL(instance.url).port,
+      LOG_LEVEL: options.logLevel ?? "info",
+      DATA_DIR: join(options.stateDir, "data", instance.name),
+      KAFKA_BROKERS: options.kafkaBrokers,
+      PEER_SECRET: options.peerSecret,
+      EDGE_SECRET_SHA256: edgeSecretSha256,
+    };
+    if (options.mongodbUrl !== undefined) env["MONGODB_URL"] = options.mongodbUrl;
+    for (const [variable, peer] of Object.entries(service.peers)) {
+      if (peer === undefined) continue;
+      const peerUrls = urlsOf(peer);
+      env[variable] = peerUrls[index % peerUrls.length] ?? "";
+    }
+    for (const setting of service.owns) {
+      const value = setting === "JWT_SECRET" ? options.jwtSecret : options.settings?.[setting];
+      if (value !== undefined) env[setting] = value;
+    }
+    processes.push(
+      startRestartingProcess(
+        {
+          name: instance.name,
+          command: process.execPath,
+          args: ["--enable-source-maps", join(distDir, service.entry)],
+          env,
+          logFile: join(options.stateDir, "logs", `${instance.name}.log`),
+        },
+        (incident) => {
+          incidents.push(incident);
+          options.onIncident?.(incident);
+        },
+      ),
+    );
+  }
+
+  const cluster: RunningCluster = {
+    instances,
+    incidents,
+    urlsOf,
+    async stop() {
+      await Promise.all(processes.map((p) => p.stop()));
+    },
+  };
+  try {
+    await Promise.all(instances.map((instance) => waitReady(instance, incidents)));
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+  return cluster;
+}
+
+/** Polls the instance's `/readyz` until it answers 200; fails early when it keeps crashing. */
+async function waitReady(instance: ServiceInstance, incidents: readonly Incident[]): Promise<void> {
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    const crashes = incidents.filter((i) => i.process === instance.name);
+    if (crashes.length >= 3) {
+      throw new Error(
+        `${instance.name} keeps exiting: ${crashes.at(-1)?.exit ?? ""}\n${crashes.at(-1)?.tail ?? ""}`,
+      );
+    }
+    try {
+      const response = await fetch(`${instance.url}/readyz`, { signal: AbortSignal.timeout(1_000) });
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${instance.name} was not ready within ${readyTimeoutMs} ms`);
+    await delay(200);
+  }
+}
