@@ -3,21 +3,28 @@
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking;
  *   2. unit, RPC and port contract suites (with a private FerretDB and a private Kafka for
  *      the MongoDB and Kafka adapters);
- *   3. the black-box acceptance suite over HTTP, against the platform in embedded mode, on
- *      FerretDB with the embedded bus, and on FerretDB with Kafka.
- * Ends with one line of totals.
+ *   3. the production build: `npm ci --omit=dev` in a copy of the build output, then one
+ *      service started with plain node;
+ *   4. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
+ *      service-port suite against its services' port), on FerretDB with the embedded bus, and
+ *      on FerretDB with Kafka;
+ *   5. the multi-process topology on FerretDB + Kafka, with two replicas of Product and Order:
+ *      the service-port suite against every service's own port.
+ * Prints how long each step took, and ends with one line of totals.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startServices, type RunningCluster } from "./cluster/cluster.js";
 import { startFerretDb } from "./infra/ferretdb.js";
 import { startKafka } from "./infra/kafka.js";
-import { startPlatformProcess } from "./testing/platform-process.js";
+import { startPlatformProcess, type PlatformProcess } from "./testing/platform-process.js";
 import { runStep, type StepResult } from "./testing/run-step.js";
 
 const bin = (name: string): string => join(import.meta.dirname, "..", "node_modules", ".bin", name);
 const results: { title: string; result: StepResult }[] = [];
+const started = Date.now();
 
 async function step(
   title: string,
@@ -28,11 +35,19 @@ async function step(
   results.push({ title, result: await runStep(title, command, args, env) });
 }
 
+/** A step that could not even start (its platform did not come up) counts as one failure. */
+function failedToStart(title: string, error: unknown): void {
+  process.stdout.write(`\n=== ${title}\n${error instanceof Error ? error.message : String(error)}\n`);
+  results.push({ title, result: { ok: false, passed: 0, failed: 1, seconds: 0 } });
+}
+
+const secret = (bytes: number): string => randomBytes(bytes).toString("base64url");
 const scratch = await mkdtemp(join(tmpdir(), "commerce-test-"));
 const [ferret, kafka] = await Promise.all([
   startFerretDb({ dataDir: join(scratch, "ferretdb") }),
   startKafka({ dataDir: join(scratch, "kafka") }),
 ]);
+process.stdout.write(`infrastructure up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 try {
   await step("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
   await step("lint", bin("eslint"), ["--max-warnings=0", "."]);
@@ -43,16 +58,18 @@ try {
     "unit, RPC and contract suites",
     bin("mocha"),
     ["services/*/src/**/*.spec.ts", "embedded/src/**/*.spec.ts"],
-    {
-      MONGODB_URL: ferret.url,
-    },
+    { MONGODB_URL: ferret.url },
   );
+  await step("production build", bin("mocha"), ["scripts/testing/production-build.spec.ts"], {
+    KAFKA_BROKERS: kafka.brokers,
+  });
 
-  const acceptanceEnv = {
-    JWT_SECRET: randomBytes(64).toString("base64url"),
+  const deployment = {
+    JWT_SECRET: secret(64),
+    EDGE_SECRET: secret(32),
+    PEER_SECRET: secret(32),
     ADMIN_EMAIL: "admin@acceptance.test",
-    ADMIN_PASSWORD: randomBytes(12).toString("base64url"),
-    LOG_LEVEL: "warn",
+    ADMIN_PASSWORD: secret(12),
   };
   const modes: [string, NodeJS.ProcessEnv][] = [
     ["embedded", {}],
@@ -60,18 +77,80 @@ try {
     ["FerretDB + Kafka", { MONGODB_URL: ferret.url, KAFKA_BROKERS: kafka.brokers }],
   ];
   for (const [mode, env] of modes) {
-    const platform = await startPlatformProcess({
-      ...acceptanceEnv,
-      ...env,
-      DATA_DIR: join(scratch, `data-${mode.replace(/\W+/g, "-")}`),
-    });
+    const title = `acceptance (${mode})`;
+    let platform: PlatformProcess;
     try {
-      await step(`acceptance (${mode})`, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
-        ...acceptanceEnv,
+      platform = await startPlatformProcess({
+        ...deployment,
+        ...env,
+        LOG_LEVEL: "warn",
+        DATA_DIR: join(scratch, `data-${mode.replace(/\W+/g, "-")}`),
+      });
+    } catch (error) {
+      failedToStart(title, error);
+      continue;
+    }
+    try {
+      await step(title, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
+        ...deployment,
         BASE_URL: platform.baseUrl,
       });
+      if (mode === "embedded") {
+        const everyService = Object.fromEntries(
+          ["AUTH", "USER", "PRODUCT", "ORDER", "NOTIFICATION"].map((s) => [
+            `${s}_SERVICE_URL`,
+            platform.grpcUrl,
+          ]),
+        );
+        await step(`service ports (${mode})`, bin("mocha"), ["test/service-ports/**/*.spec.ts"], {
+          ...deployment,
+          ...everyService,
+        });
+      }
     } finally {
       await platform.stop();
+    }
+  }
+
+  const topology = "multi-process, FerretDB + Kafka, 2 × product and order";
+  let cluster: RunningCluster | undefined;
+  try {
+    cluster = await startServices({
+      stateDir: join(scratch, "cluster"),
+      mongodbUrl: ferret.url,
+      kafkaBrokers: kafka.brokers,
+      jwtSecret: deployment.JWT_SECRET,
+      edgeSecret: deployment.EDGE_SECRET,
+      peerSecret: deployment.PEER_SECRET,
+      settings: { ADMIN_EMAIL: deployment.ADMIN_EMAIL, ADMIN_PASSWORD: deployment.ADMIN_PASSWORD },
+      replicas: { product: 2, order: 2 },
+      logLevel: "warn",
+      onIncident: (incident) =>
+        process.stdout.write(`\n!!! ${incident.process} ${incident.exit}\n${incident.tail}\n`),
+    });
+  } catch (error) {
+    failedToStart(`service ports (${topology})`, error);
+  }
+  if (cluster !== undefined) {
+    try {
+      const urls = Object.fromEntries(
+        (["auth", "user", "product", "order", "notification"] as const).map((s) => [
+          `${s.toUpperCase()}_SERVICE_URL`,
+          cluster.urlsOf(s)[0] ?? "",
+        ]),
+      );
+      await step(`service ports (${topology})`, bin("mocha"), ["test/service-ports/**/*.spec.ts"], {
+        ...deployment,
+        ...urls,
+      });
+    } finally {
+      await cluster.stop();
+    }
+    if (cluster.incidents.length > 0) {
+      failedToStart(
+        `${topology}: no process may exit unexpectedly`,
+        cluster.incidents.map((i) => `${i.process} ${i.exit}`).join("\n"),
+      );
     }
   }
 } finally {
@@ -82,6 +161,13 @@ try {
 const passed = results.reduce((n, r) => n + r.result.passed, 0);
 const failed = results.reduce((n, r) => n + r.result.failed, 0);
 const failedSteps = results.filter((r) => !r.result.ok).map((r) => r.title);
+process.stdout.write("\nstep times:\n");
+for (const { title, result } of results) {
+  process.stdout.write(
+    `  ${result.seconds.toFixed(1).padStart(6)} s  ${result.ok ? "ok    " : "FAILED"}  ${title}\n`,
+  );
+}
+process.stdout.write(`  ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s  in all\n`);
 process.stdout.write(
   `\n${failedSteps.length === 0 ? "all steps passed" : `failed steps: ${failedSteps.join(", ")}`}\n`,
 );

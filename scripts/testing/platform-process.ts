@@ -7,6 +7,8 @@ import { join } from "node:path";
 
 export interface PlatformProcess {
   readonly baseUrl: string;
+  /** The services' own port (every service on one port in embedded mode). */
+  readonly grpcUrl: string;
   stop(): Promise<void>;
 }
 
@@ -28,12 +30,14 @@ export function startPlatformProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000)
     const onData = (chunk: Buffer): void => {
       output += chunk.toString("utf8");
       const match = /REST edge:\s+(http:\/\/\S+?)\/api/.exec(output);
-      if (match?.[1] === undefined) return;
+      const grpc = /gRPC\/Connect:\s+(http:\/\/\S+)/.exec(output);
+      if (match?.[1] === undefined || grpc?.[1] === undefined) return;
       clearTimeout(timer);
       child.stdout.off("data", onData);
       child.stdout.resume();
       resolve({
         baseUrl: match[1],
+        grpcUrl: grpc[1],
         async stop() {
           child.kill("SIGTERM");
           await exited;

@@ -8,6 +8,8 @@ export interface StepResult {
   readonly ok: boolean;
   readonly passed: number;
   readonly failed: number;
+  /** Wall time of the step. */
+  readonly seconds: number;
 }
 
 export function runStep(
@@ -17,6 +19,7 @@ export function runStep(
   env: NodeJS.ProcessEnv = {},
 ): Promise<StepResult> {
   process.stdout.write(`\n=== ${title}\n`);
+  const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       stdio: ["ignore", "pipe", "inherit"],
@@ -31,7 +34,9 @@ export function runStep(
     child.once("exit", (code) => {
       const passed = Number(/(\d+) passing/.exec(tail)?.[1] ?? 0);
       const failed = Number(/(\d+) failing/.exec(tail)?.[1] ?? 0);
-      resolve({ ok: code === 0, passed, failed: code === 0 ? failed : Math.max(failed, 1) });
+      const seconds = (Date.now() - started) / 1000;
+      process.stdout.write(`--- ${title}: ${code === 0 ? "ok" : "FAILED"} in ${seconds.toFixed(1)} s\n`);
+      resolve({ ok: code === 0, passed, failed: code === 0 ? failed : Math.max(failed, 1), seconds });
     });
   });
 }

@@ -1,0 +1,54 @@
+/**
+ * What the service-port suite needs to know about the deployment under test, from the
+ * environment (what `npm run cluster:up` prints; in embedded mode every service shares one port):
+ *   AUTH_SERVICE_URL, USER_SERVICE_URL, PRODUCT_SERVICE_URL, ORDER_SERVICE_URL,
+ *   NOTIFICATION_SERVICE_URL   each service's own gRPC port, e.g. http://127.0.0.1:10001
+ *   EDGE_SECRET, PEER_SECRET   the deployment's credentials, to show that they are what works
+ * Calls go over gRPC on HTTP/2 cleartext, as Envoy and the peers make them.
+ */
+import type { DescService } from "@bufbuild/protobuf";
+import { createClient, type Client } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
+
+export type ServiceName = "auth" | "user" | "product" | "order" | "notification";
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === "") {
+    throw new Error(`the service-port suite needs ${name} (npm test sets it; see README "Tests")`);
+  }
+  return value;
+}
+
+export function serviceClient<S extends DescService>(service: ServiceName, api: S): Client<S> {
+  const baseUrl = required(`${service.toUpperCase()}_SERVICE_URL`);
+  return createClient(api, createGrpcTransport({ baseUrl }));
+}
+
+/** Which credentials a call presents. */
+export interface Credentials {
+  readonly edge?: string;
+  readonly peer?: string;
+}
+
+export function asEdge(): Credentials & { readonly headers: Record<string, string> } {
+  const edge = required("EDGE_SECRET");
+  return { edge, headers: { [edgeCredentialHeader]: edge } };
+}
+
+export function asPeer(): Credentials & { readonly headers: Record<string, string> } {
+  const peer = required("PEER_SECRET");
+  return { peer, headers: { [peerCredentialHeader]: peer } };
+}
+
+/** Identity headers as the edge would set them, with whatever credentials the caller has. */
+export function forgedIdentity(
+  identity: { readonly email: string; readonly role: string },
+  credentials: Credentials,
+): Record<string, string> {
+  const headers: Record<string, string> = { "x-user-email": identity.email, "x-user-role": identity.role };
+  if (credentials.edge !== undefined) headers[edgeCredentialHeader] = credentials.edge;
+  if (credentials.peer !== undefined) headers[peerCredentialHeader] = credentials.peer;
+  return headers;
+}
