@@ -1,5 +1,5 @@
 // One linter for the repo: typescript-eslint with type information, so that a floating promise
-// is an error (CONVENTIONS.md). Formatting belongs to Prettier alone.
+// is an error. Formatting belongs to Prettier alone.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 

@@ -1,6 +1,6 @@
 /**
  * Where the local infrastructure lives and how it is reached, read once from the environment
- * (CONVENTIONS.md: configuration is read once and injected).
+ * (configuration is read once and injected, as everywhere in the platform).
  *
  * - Built binaries go to a per-user cache outside the repo, so a fresh clone or a `git clean`
  *   does not pay for the FerretDB build again.

@@ -1,6 +1,6 @@
 /**
  * What it takes to run our local Apache Kafka: its jars, fetched from Maven Central with Maven
- * (DESIGN.md §6: jars from Maven Central, no containers), and our small Java launcher
+ * (docs/architecture.md §6: jars from Maven Central, no containers), and our small Java launcher
  * (./kafka/KafkaLauncher.java), both kept in the per-user cache outside the repo so a fresh
  * clone or a `git clean` does not pay for them again.
  *

@@ -1,6 +1,6 @@
 /**
  * The one JSON error body of both edges: `{ "status": 404, "code": "NOT_FOUND", "message": "…" }`
- * (docs/decisions.md "Error body"), and the standard gRPC → HTTP status table (DESIGN.md §3).
+ * (docs/decisions.md "Error body"), and the standard gRPC → HTTP status table (docs/architecture.md §3).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 

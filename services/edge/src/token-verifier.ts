@@ -1,5 +1,5 @@
 /**
- * Verifies bearer tokens the way the Envoy edge does (DESIGN.md §3): HS512 only (the algorithm
+ * Verifies bearer tokens the way the Envoy edge does (docs/architecture.md §3): HS512 only (the algorithm
  * is pinned, so `alg: none` and HS256 are refused), a valid signature, `exp` required and in the
  * future, and the claims the services need (`sub`, `role`).
  *

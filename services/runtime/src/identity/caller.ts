@@ -1,5 +1,5 @@
 /**
- * The caller's identity as the edge asserts it (DESIGN.md §3-§4): `x-user-email` and
+ * The caller's identity as the edge asserts it (docs/architecture.md §3-§4): `x-user-email` and
  * `x-user-role`, set by the edge after it verified the JWT and removed any client-sent copies.
  * Services trust these two headers and nothing else.
  */

@@ -1,5 +1,5 @@
 /**
- * The embedded document store (DESIGN.md §6, the default mode): every collection lives in
+ * The embedded document store (docs/architecture.md §6, the default mode): every collection lives in
  * memory and in one append-only journal file (journal.ts) under
  * `<dataDir>/<database>/<collection>.jsonl`, so `npm start` needs no database server and its
  * data survives a restart.
