@@ -33,7 +33,7 @@ const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
 const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb,kafka").split(",");
 const admin = { email: "admin@bench.test", password: "bench-admin-password" };
 
-function startBareServer(): Promise<PlatformProcess> {
+function startBareServer(): Promise<Pick<PlatformProcess, "baseUrl" | "stop">> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "bare-server.ts")], {
       stdio: ["ignore", "pipe", "inherit"],

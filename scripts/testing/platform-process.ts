@@ -6,7 +6,10 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 
 export interface PlatformProcess {
+  /** The REST edge. */
   readonly baseUrl: string;
+  /** The services' own gRPC port (h2c), which serves every service in embedded mode. */
+  readonly grpcUrl: string;
   stop(): Promise<void>;
 }
 
@@ -28,12 +31,14 @@ export function startPlatformProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000)
     const onData = (chunk: Buffer): void => {
       output += chunk.toString("utf8");
       const match = /REST edge:\s+(http:\/\/\S+?)\/api/.exec(output);
-      if (match?.[1] === undefined) return;
+      const grpc = /gRPC\/Connect:\s+(http:\/\/\S+)/.exec(output);
+      if (match?.[1] === undefined || grpc?.[1] === undefined) return;
       clearTimeout(timer);
       child.stdout.off("data", onData);
       child.stdout.resume();
       resolve({
         baseUrl: match[1],
+        grpcUrl: grpc[1],
         async stop() {
           child.kill("SIGTERM");
           await exited;
