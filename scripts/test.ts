@@ -2,9 +2,11 @@
  * `npm test`: everything, starting what it needs.
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking;
  *   2. unit, RPC and port contract suites (with a private FerretDB and a private Kafka for
- *      the MongoDB and Kafka adapters);
+ *      the MongoDB and Kafka adapters); the Envoy configuration generator and the Envoy edge's
+ *      own concerns (a real Envoy, fetched and cached on first use);
  *   3. the black-box acceptance suite over HTTP, against the platform in embedded mode, on
- *      FerretDB with the embedded bus, and on FerretDB with Kafka.
+ *      FerretDB with the embedded bus, and on FerretDB with Kafka; then once more through a
+ *      real Envoy in front of the embedded platform's services.
  * Ends with one line of totals.
  */
 import { randomBytes } from "node:crypto";
@@ -13,6 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFerretDb } from "./infra/ferretdb.js";
 import { startKafka } from "./infra/kafka.js";
+import { defaultDeployments } from "./envoy/envoy-options.js";
+import { hostPortOf, startEnvoyProcess } from "./testing/envoy-process.js";
 import { startPlatformProcess } from "./testing/platform-process.js";
 import { runStep, type StepResult } from "./testing/run-step.js";
 
@@ -26,6 +30,12 @@ async function step(
   env?: NodeJS.ProcessEnv,
 ): Promise<void> {
   results.push({ title, result: await runStep(title, command, args, env) });
+}
+
+/** A failure outside any suite (a server that would not start, or died): one failed step. */
+function failedStep(title: string, error: unknown): void {
+  process.stdout.write(`\n=== ${title}\n${error instanceof Error ? error.message : String(error)}\n`);
+  results.push({ title, result: { ok: false, passed: 0, failed: 1 } });
 }
 
 const scratch = await mkdtemp(join(tmpdir(), "commerce-test-"));
@@ -42,6 +52,10 @@ try {
   await step("unit, RPC and contract suites", bin("mocha"), ["services/*/src/**/*.spec.ts"], {
     MONGODB_URL: ferret.url,
   });
+  await step("Envoy configuration and edge", bin("mocha"), [
+    "scripts/**/*.spec.ts",
+    "test/envoy/**/*.spec.ts",
+  ]);
 
   const acceptanceEnv = {
     JWT_SECRET: randomBytes(64).toString("base64url"),
@@ -68,6 +82,32 @@ try {
     } finally {
       await platform.stop();
     }
+  }
+
+  // The same suite through Envoy: in embedded mode one gRPC port serves every service, so every
+  // deployment's cluster points at it.
+  const title = "acceptance (Envoy → embedded services)";
+  const platform = await startPlatformProcess({ ...acceptanceEnv, DATA_DIR: join(scratch, "data-envoy") });
+  try {
+    const upstream = hostPortOf(platform.grpcUrl);
+    const envoy = await startEnvoyProcess({
+      upstreams: new Map(defaultDeployments.map((name) => [name, upstream])),
+      secrets: { jwtSecret: acceptanceEnv.JWT_SECRET, edgeSecret: randomBytes(32).toString("base64url") },
+    });
+    try {
+      await step(title, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
+        ...acceptanceEnv,
+        BASE_URL: envoy.baseUrl,
+      });
+      const died = envoy.unexpectedExit();
+      if (died !== undefined) failedStep(`${title}: Envoy stayed up`, died);
+    } finally {
+      await envoy.stop();
+    }
+  } catch (error) {
+    failedStep(title, error);
+  } finally {
+    await platform.stop();
   }
 } finally {
   await Promise.all([ferret.stop(), kafka.stop()]);
