@@ -100,7 +100,7 @@ try {
         BASE_URL: envoy.baseUrl,
       });
       const died = envoy.unexpectedExit();
-      if (died !== undefined) failedStep(`${title}: Envoy stayed up`, died);
+      if (died !== undefined) failedStep(`${title}: Envoy exited during the suite`, died);
     } finally {
       await envoy.stop();
     }

@@ -29,6 +29,7 @@ import { upstreamCluster } from "./upstream-clusters.js";
 /** The name of the generic secret that holds the edge credential (read from a file). */
 const edgeCredentialSecret = "edge-credential";
 const jwtProvider = "commerce";
+/** Where jwt_authn leaves the verified claims; rest-filter.lua reads them under this key. */
 const jwtPayloadKey = "jwt_payload";
 
 const typed = (type: string, config: JsonObject): JsonObject => ({
