@@ -270,7 +270,7 @@ end
 
 -- Query parameters, as URLSearchParams reads them: '+' is a space, bad escapes stay as they are.
 local function unescape(text)
-  text = text:gsub("+", " ")
+  text = text:gsub("%+", " ")
   return (text:gsub("%%(%x%x)", function(hex)
     return string.char(tonumber(hex, 16))
   end))
