@@ -5,18 +5,21 @@
  *      the MongoDB and Kafka adapters);
  *   3. the production build: `npm ci --omit=dev` in a copy of the build output, then one
  *      service started with plain node;
- *   4. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
+ *   4. the Envoy configuration generator and the Envoy edge's own concerns (a real Envoy,
+ *      fetched and cached on first use);
+ *   5. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
  *      service-port suite against its services' port), on FerretDB with the embedded bus, and
  *      on FerretDB with Kafka;
- *   5. the multi-process topology on FerretDB + Kafka, with two replicas of Product and Order:
- *      the service-port suite against every service's own port.
+ *   6. the multi-process topology on FerretDB + Kafka, two replicas of Product and Order, behind
+ *      a real Envoy: the acceptance suite through Envoy and the service-port suite against the
+ *      services' own ports; no process may exit meanwhile.
  * Prints how long each step took, and ends with one line of totals.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServices, type RunningCluster } from "./cluster/cluster.js";
+import { startCluster, type RunningCluster } from "./cluster/cluster.js";
 import { startFerretDb } from "./infra/ferretdb.js";
 import { startKafka } from "./infra/kafka.js";
 import { startPlatformProcess, type PlatformProcess } from "./testing/platform-process.js";
@@ -63,6 +66,10 @@ try {
   await step("production build", bin("mocha"), ["scripts/testing/production-build.spec.ts"], {
     KAFKA_BROKERS: kafka.brokers,
   });
+  await step("Envoy configuration and edge", bin("mocha"), [
+    "scripts/envoy/**/*.spec.ts",
+    "test/envoy/**/*.spec.ts",
+  ]);
 
   const deployment = {
     JWT_SECRET: secret(64),
@@ -112,10 +119,10 @@ try {
     }
   }
 
-  const topology = "multi-process, FerretDB + Kafka, 2 × product and order";
+  const topology = "Envoy → services, FerretDB + Kafka, 2 × product and order";
   let cluster: RunningCluster | undefined;
   try {
-    cluster = await startServices({
+    cluster = await startCluster({
       stateDir: join(scratch, "cluster"),
       mongodbUrl: ferret.url,
       kafkaBrokers: kafka.brokers,
@@ -129,10 +136,14 @@ try {
         process.stdout.write(`\n!!! ${incident.process} ${incident.exit}\n${incident.tail}\n`),
     });
   } catch (error) {
-    failedToStart(`service ports (${topology})`, error);
+    failedToStart(`acceptance (${topology})`, error);
   }
   if (cluster !== undefined) {
     try {
+      await step(`acceptance (${topology})`, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
+        ...deployment,
+        BASE_URL: cluster.baseUrl,
+      });
       const urls = Object.fromEntries(
         (["auth", "user", "product", "order", "notification"] as const).map((s) => [
           `${s.toUpperCase()}_SERVICE_URL`,
@@ -143,14 +154,10 @@ try {
         ...deployment,
         ...urls,
       });
+      const problems = cluster.problems();
+      if (problems.length > 0) failedToStart(`${topology}: no process may exit`, problems.join("\n"));
     } finally {
       await cluster.stop();
-    }
-    if (cluster.incidents.length > 0) {
-      failedToStart(
-        `${topology}: no process may exit unexpectedly`,
-        cluster.incidents.map((i) => `${i.process} ${i.exit}`).join("\n"),
-      );
     }
   }
 } finally {

@@ -15,6 +15,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { sha256 } from "@commerce/runtime/identity/request-trust.js";
 import { build, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
+import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../envoy/envoy-process.js";
 import { freePorts } from "./free-ports.js";
 import { startRestartingProcess, type Incident, type RestartingProcess } from "./restarting-process.js";
 
@@ -30,8 +31,13 @@ export interface ClusterOptions {
   /** Values of the settings services own (ADMIN_EMAIL, JWT_TTL, PAYMENT_CURRENCY, ...). */
   readonly settings?: Readonly<Partial<Record<OwnedSetting, string>>>;
   readonly replicas?: Readonly<Partial<Record<ServiceName, number>>>;
-  /** Fixed ports (the shared topology of `cluster:up`); free ones are picked otherwise. */
-  readonly ports?: { readonly servicesFrom: number } | undefined;
+  /**
+   * Fixed ports (the shared topology of `cluster:up`): Envoy's, then one per replica from
+   * `servicesFrom` on; free ones are picked otherwise.
+   */
+  readonly ports?: { readonly edge: number; readonly servicesFrom: number } | undefined;
+  /** Envoy's worker threads (1 by default). */
+  readonly envoyConcurrency?: number;
   readonly logLevel?: string;
   /** Called for every unexpected exit of a process (it is restarted). */
   readonly onIncident?: (incident: Incident) => void;
@@ -44,7 +50,7 @@ export interface ServiceInstance {
   readonly url: string;
 }
 
-export interface RunningCluster {
+export interface RunningServices {
   readonly instances: readonly ServiceInstance[];
   /** Every unexpected exit so far. */
   readonly incidents: readonly Incident[];
@@ -53,9 +59,51 @@ export interface RunningCluster {
   stop(): Promise<void>;
 }
 
+export interface RunningCluster extends RunningServices {
+  /** Envoy: the REST edge. */
+  readonly baseUrl: string;
+  /** What went wrong since the start: processes that exited, Envoy gone. Empty when healthy. */
+  problems(): string[];
+}
+
+/** The services, then Envoy in front of them. */
+export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
+  const services = await startServices(options);
+  let envoy: EnvoyProcess;
+  try {
+    envoy = await startEnvoyProcess({
+      upstreams: new Map(
+        deployableServices.map((s) => [s.name, services.urlsOf(s.name).map((url) => hostPortOf(url))]),
+      ),
+      secrets: { jwtSecret: options.jwtSecret, edgeSecret: options.edgeSecret },
+      port: options.ports?.edge ?? 0,
+      concurrency: options.envoyConcurrency ?? 1,
+      dir: join(options.stateDir, "envoy"),
+    });
+  } catch (error) {
+    await services.stop();
+    throw error;
+  }
+  return {
+    ...services,
+    baseUrl: envoy.baseUrl,
+    problems() {
+      const problems = services.incidents.map((i) => `${i.process} ${i.exit} at ${i.at}`);
+      const envoyExit = envoy.unexpectedExit();
+      if (envoyExit !== undefined) problems.push(envoyExit);
+      return problems;
+    },
+    async stop() {
+      await envoy.stop();
+      await services.stop();
+    },
+  };
+}
+
 const readyTimeoutMs = 90_000;
 
-export async function startServices(options: ClusterOptions): Promise<RunningCluster> {
+/** One process per replica of every deployable service, each ready before this resolves. */
+export async function startServices(options: ClusterOptions): Promise<RunningServices> {
   build();
   await mkdir(join(options.stateDir, "logs"), { recursive: true });
   const replicasOf = (service: ServiceName): number => options.replicas?.[service] ?? 1;
@@ -126,7 +174,7 @@ export async function startServices(options: ClusterOptions): Promise<RunningClu
     );
   }
 
-  const cluster: RunningCluster = {
+  const cluster: RunningServices = {
     instances,
     incidents,
     urlsOf,

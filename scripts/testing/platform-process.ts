@@ -6,8 +6,9 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 
 export interface PlatformProcess {
+  /** The REST edge. */
   readonly baseUrl: string;
-  /** The services' own port (every service on one port in embedded mode). */
+  /** The services' own gRPC port (h2c), which serves every service in embedded mode. */
   readonly grpcUrl: string;
   stop(): Promise<void>;
 }

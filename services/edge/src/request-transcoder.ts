@@ -41,10 +41,11 @@ export function transcodeRequest(route: Route, request: RestRequest): Message {
         : parseJson(request.body, request.contentType);
   }
   for (const [path, value] of request.params) assign(input, json, path, value, "path");
-  if (route.body !== "*") {
-    for (const name of new Set(request.query.keys())) {
-      assign(input, json, name, request.query.getAll(name), "query");
-    }
+  for (const name of new Set(request.query.keys())) {
+    // With body "*" every field comes from the body, so any query parameter is unknown input
+    // (as Envoy's transcoder sees it too).
+    if (route.body === "*") throw new RequestShapeError(`unknown query parameter "${name}"`);
+    assign(input, json, name, request.query.getAll(name), "query");
   }
   try {
     return fromJson(input, json);

@@ -1,18 +1,12 @@
 import { create } from "@bufbuild/protobuf";
-import {
-  Code,
-  ConnectError,
-  createClient,
-  type ConnectRouter,
-  type HandlerContext,
-} from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type HandlerContext } from "@connectrpc/connect";
 import { expect } from "chai";
 import { HealthCheckResponseSchema, Health } from "../../gen/grpc/health/v1/health_pb.js";
-import { createInProcessTransport } from "./in-process-transport.js";
+import { createInProcessTransport, type ServiceRegistrar } from "./in-process-transport.js";
 
 /** A Health service whose Check waits for its signal, recording what the handler saw. */
 function stalling(seen: { context?: HandlerContext; reason?: unknown }) {
-  return (router: ConnectRouter): void => {
+  return (router: ServiceRegistrar): void => {
     router.service(Health, {
       async check(_req, ctx) {
         seen.context = ctx;

@@ -1,0 +1,294 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { expect } from "chai";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { internalServices, publicServices } from "@commerce/runtime/contract/contract-services.js";
+import { Access, methodContract } from "@commerce/runtime/contract/method-contract.js";
+import { createRouteTable } from "@commerce/edge/route-table.js";
+import { ensureEnvoy } from "../infra/envoy.js";
+import { buildDescriptorSet, deploymentOf, loadContract, type Contract } from "./contract-descriptors.js";
+import { renderEnvoyConfig, renderEnvoyYaml } from "./envoy-config.js";
+import { defaultDeployments, defaultEnvoyOptions, type EnvoyOptions } from "./envoy-options.js";
+import { writeEnvoySecrets } from "./envoy-secrets.js";
+
+const run = promisify(execFile);
+const repoRoot = join(import.meta.dirname, "..", "..");
+
+/** The parts of a rendered route the assertions read. */
+interface RenderedRoute {
+  readonly name: string;
+  readonly match: { readonly safe_regex?: { readonly regex: string } };
+  readonly route?: { readonly cluster: string; readonly timeout: string };
+  readonly direct_response?: { readonly status: number; readonly body: { readonly inline_string: string } };
+  readonly response_headers_to_add?: readonly {
+    readonly header: { readonly key: string; readonly value: string };
+  }[];
+  readonly metadata?: { readonly filter_metadata: { readonly "commerce.rest": Record<string, unknown> } };
+  readonly typed_per_filter_config?: Record<string, { readonly requirement_name?: string }>;
+}
+
+interface RenderedConfig {
+  readonly static_resources: {
+    readonly listeners: readonly {
+      readonly filter_chains: readonly {
+        readonly filters: readonly {
+          readonly typed_config: {
+            readonly route_config: {
+              readonly virtual_hosts: readonly { readonly routes: readonly RenderedRoute[] }[];
+            };
+            readonly http_filters: readonly { readonly name: string; readonly typed_config: JsonObject }[];
+          };
+        }[];
+      }[];
+    }[];
+    readonly clusters: readonly { readonly name: string }[];
+  };
+}
+
+function manager(
+  config: JsonObject,
+): RenderedConfig["static_resources"]["listeners"][number]["filter_chains"][number]["filters"][number]["typed_config"] {
+  const manager = (config as unknown as RenderedConfig).static_resources.listeners[0]?.filter_chains[0]
+    ?.filters[0];
+  if (manager === undefined) throw new Error("no HTTP connection manager");
+  return manager.typed_config;
+}
+
+function routesOf(config: JsonObject): readonly RenderedRoute[] {
+  return manager(config).route_config.virtual_hosts[0]?.routes ?? [];
+}
+
+function routeNamed(config: JsonObject, name: string): RenderedRoute {
+  const route = routesOf(config).find((r) => r.name === name);
+  if (route === undefined) throw new Error(`no route "${name}"`);
+  return route;
+}
+
+function withUpstreams(names: readonly string[]): EnvoyOptions {
+  return {
+    ...defaultEnvoyOptions,
+    upstreams: new Map(names.map((name) => [name, [{ host: name, port: 9090 }]])),
+  };
+}
+
+describe("renderEnvoyConfig", () => {
+  let contract: Contract;
+
+  before(async () => {
+    contract = loadContract(await buildDescriptorSet(repoRoot));
+  });
+
+  it("binds every annotated method of the deployed services: verb, template, cluster, access, status", () => {
+    const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
+    const deployed = publicServices.filter((s) =>
+      (defaultDeployments as readonly string[]).includes(deploymentOf(s)),
+    );
+    const expected = createRouteTable(deployed).routes;
+    expect(expected.length).to.be.greaterThan(20);
+    const bound = routesOf(config).filter((r) => r.route !== undefined);
+    expect(bound.map((r) => r.name).sort()).to.deep.equal(
+      expected.map((r) => `${r.verb} ${r.template}`).sort(),
+    );
+    for (const route of expected) {
+      const rendered = routeNamed(config, `${route.verb} ${route.template}`);
+      const contractOf = methodContract(route.method);
+      expect(rendered.route, rendered.name).to.deep.equal({
+        cluster: deploymentOf(route.service),
+        timeout: "30s",
+      });
+      expect(rendered.metadata?.filter_metadata["commerce.rest"], rendered.name).to.include({
+        status: contractOf.successStatus,
+        identity: contractOf.access !== Access.PUBLIC,
+        input: route.method.input.typeName,
+      });
+      const requirement =
+        rendered.typed_per_filter_config?.["envoy.filters.http.jwt_authn"]?.requirement_name;
+      expect(requirement, rendered.name).to.equal(contractOf.access === Access.PUBLIC ? undefined : "bearer");
+    }
+  });
+
+  it("gives success statuses and bare arrays from the method options", () => {
+    const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
+    expect(
+      routeNamed(config, "POST /api/auth/register").metadata?.filter_metadata["commerce.rest"],
+    ).to.include({
+      status: 201,
+      body: "object",
+      body_type: "commerce.auth.v1.RegisterRequest",
+      query: false,
+    });
+    expect(
+      routeNamed(config, "DELETE /api/users/{user_id}").metadata?.filter_metadata["commerce.rest"],
+    ).to.include({
+      status: 204,
+      identity: true,
+    });
+    expect(routeNamed(config, "GET /api/categories").metadata?.filter_metadata["commerce.rest"]).to.include({
+      unwrap: "categories",
+      identity: false,
+    });
+    expect(
+      routeNamed(config, "POST /api/products/bulk").metadata?.filter_metadata["commerce.rest"],
+    ).to.include({
+      body: "array",
+      body_type: "commerce.product.v1.ProductDraft",
+      query: true,
+    });
+  });
+
+  it("routes no internal service, and transcodes only the deployed public services", () => {
+    const yaml = renderEnvoyYaml(contract, defaultEnvoyOptions);
+    for (const service of internalServices) expect(yaml).not.to.include(service.typeName);
+    const transcoder = manager(renderEnvoyConfig(contract, defaultEnvoyOptions)).http_filters.find(
+      (f) => f.name === "envoy.filters.http.grpc_json_transcoder",
+    );
+    expect(transcoder?.typed_config["services"]).to.deep.equal([
+      "commerce.auth.v1.AuthService",
+      "commerce.user.v1.UserService",
+      "commerce.product.v1.ProductService",
+      "commerce.order.v1.OrderService",
+      "commerce.notification.v1.NotificationService",
+    ]);
+    const regexes = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).flatMap((r) =>
+      r.match.safe_regex === undefined ? [] : [r.match.safe_regex.regex],
+    );
+    for (const regex of regexes) expect(regex).to.match(/^\/api\//);
+  });
+
+  it("routes and connects only the services it is given", () => {
+    const config = renderEnvoyConfig(contract, withUpstreams(["auth"]));
+    expect((config as unknown as RenderedConfig).static_resources.clusters.map((c) => c.name)).to.deep.equal([
+      "auth",
+    ]);
+    const names = routesOf(config).map((r) => r.name);
+    expect(names).to.deep.equal([
+      "/healthz",
+      "/readyz",
+      "POST /api/auth/login",
+      "* /api/auth/login",
+      "POST /api/auth/register",
+      "* /api/auth/register",
+    ]);
+  });
+
+  it("binds the payment callback to the raw body when payment is deployed", () => {
+    const config = renderEnvoyConfig(contract, withUpstreams(["payment"]));
+    const callback = routeNamed(config, "POST /api/payments/callback");
+    expect(callback.route?.cluster).to.equal("payment");
+    expect(callback.metadata?.filter_metadata["commerce.rest"]).to.include({ body: "raw", identity: false });
+    expect(callback.typed_per_filter_config).to.equal(undefined);
+  });
+
+  it("tries a literal segment before a variable, as the local edge matches", () => {
+    const names = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).map((r) => r.name);
+    expect(names.indexOf("GET /api/orders/my")).to.be.lessThan(names.indexOf("GET /api/orders/{order_id}"));
+    expect(names.indexOf("GET /api/users/me")).to.be.lessThan(names.indexOf("DELETE /api/users/{user_id}"));
+    expect(names.indexOf("GET /api/notifications/all")).to.be.lessThan(
+      names.indexOf("PUT /api/notifications/{notification_id}/read"),
+    );
+  });
+
+  it("answers other methods of a known path with 405, Allow and the error body", () => {
+    const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
+    const names = routesOf(config).map((r) => r.name);
+    const addresses = routeNamed(config, "* /api/users/addresses/{address_id}");
+    expect(names.indexOf("* /api/users/addresses/{address_id}")).to.equal(
+      names.indexOf("DELETE /api/users/addresses/{address_id}") + 1,
+    );
+    expect(addresses.match.safe_regex?.regex).to.equal("/api/users/addresses/[^/]+/?");
+    expect(addresses.direct_response?.status).to.equal(405);
+    expect(JSON.parse(addresses.direct_response?.body.inline_string ?? "")).to.deep.equal({
+      status: 405,
+      code: "METHOD_NOT_ALLOWED",
+      message: "use PUT or DELETE for this path",
+    });
+    expect(addresses.response_headers_to_add?.find((h) => h.header.key === "allow")?.header.value).to.equal(
+      "PUT, DELETE",
+    );
+  });
+
+  it("first drops what only the edge may set: identity, credential and x-envoy-* headers", () => {
+    const filters = manager(renderEnvoyConfig(contract, defaultEnvoyOptions)).http_filters;
+    expect(filters.map((f) => f.name)).to.deep.equal([
+      "envoy.filters.http.header_mutation",
+      "commerce.bearer",
+      "envoy.filters.http.jwt_authn",
+      "envoy.filters.http.buffer",
+      "commerce.rest",
+      "envoy.filters.http.grpc_json_transcoder",
+      "envoy.filters.http.credential_injector",
+      "envoy.filters.http.router",
+    ]);
+    expect(filters[0]?.typed_config["mutations"]).to.deep.equal({
+      request_mutations: [
+        { remove: "x-user-email" },
+        { remove: "x-user-role" },
+        { remove: "x-commerce-edge-auth" },
+        { remove: "x-commerce-peer-auth" },
+        { remove_on_match: { key_matcher: { prefix: "x-envoy-" } } },
+      ],
+    });
+  });
+
+  it("names secret files and holds no secret", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "envoy-secrets-"));
+    try {
+      const secrets = { jwtSecret: "j".repeat(64), edgeSecret: "edge-credential-value" };
+      const files = await writeEnvoySecrets(dir, secrets);
+      const yaml = renderEnvoyYaml(contract, { ...defaultEnvoyOptions, ...files });
+      expect(yaml).to.include(files.jwksPath).and.include(files.edgeCredentialPath);
+      expect(yaml).not.to.include(secrets.edgeSecret);
+      expect(yaml).not.to.include(Buffer.from(secrets.jwtSecret).toString("base64url"));
+      expect(JSON.parse(await readFile(files.jwksPath, "utf8"))).to.deep.equal({
+        keys: [{ kty: "oct", alg: "HS512", k: Buffer.from(secrets.jwtSecret).toString("base64url") }],
+      });
+      expect(await readFile(files.edgeCredentialPath, "utf8")).to.equal(secrets.edgeSecret);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses an admin interface off loopback and a service the contract does not have", () => {
+    expect(() =>
+      renderEnvoyConfig(contract, { ...defaultEnvoyOptions, admin: { host: "0.0.0.0", port: 9901 } }),
+    ).to.throw("loopback");
+    expect(() => renderEnvoyConfig(contract, withUpstreams(["inventory"]))).to.throw(
+      'unknown service "inventory"',
+    );
+  });
+
+  it("matches the committed envoy/envoy.yaml (run `npm run envoy:config` after changing the contract)", async () => {
+    const committed = await readFile(join(repoRoot, "envoy", "envoy.yaml"), "utf8");
+    expect(
+      renderEnvoyYaml(contract, defaultEnvoyOptions) === committed,
+      "envoy/envoy.yaml is stale",
+    ).to.equal(true);
+  });
+
+  it("is a configuration Envoy accepts (envoy --mode validate)", async function () {
+    this.timeout(120_000);
+    const envoy = await ensureEnvoy();
+    const dir = await mkdtemp(join(tmpdir(), "envoy-validate-"));
+    try {
+      const descriptorPath = join(dir, "contract.binpb");
+      await writeFile(descriptorPath, contract.descriptorSet);
+      const files = await writeEnvoySecrets(join(dir, "secrets"), {
+        jwtSecret: "j".repeat(64),
+        edgeSecret: "e",
+      });
+      const configPath = join(dir, "envoy.yaml");
+      const names = [...contract.deployments.keys()];
+      await writeFile(
+        configPath,
+        renderEnvoyYaml(contract, { ...withUpstreams(names), descriptorPath, ...files }),
+      );
+      const { stdout } = await run(envoy, ["--mode", "validate", "-c", configPath, "--log-level", "error"]);
+      expect(stdout).to.include(`configuration '${configPath}' OK`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * The whole Envoy configuration of the REST edge, rendered from the contract and the options
+ * (envoy/README.md says what it expects at run time). Filter order, and why:
+ *   1. header_mutation   drops what only the edge may set: client-sent identity headers, our
+ *                        credential headers, every x-envoy-* header (Envoy obeys some);
+ *   2. bearer (Lua)      spells the bearer scheme the way jwt_authn matches it;
+ *   3. jwt_authn         HS512 tokens with `exp`, on the routes whose method is not public;
+ *                        `sub` → x-user-email, `role` → x-user-role;
+ *   4. buffer            the 1 MiB body limit (413);
+ *   5. REST (Lua)        role, query, body checks; on the way back success status, bare
+ *                        arrays and the error body. It sits before the transcoder so that it
+ *                        sees JSON in both directions;
+ *   6. grpc_json_transcoder   REST ⇄ gRPC;
+ *   7. credential_injector    `x-commerce-edge-auth` on every upstream request, from a file;
+ *   8. router.
+ */
+import type { DescService, JsonObject } from "@bufbuild/protobuf";
+import { stringify } from "yaml";
+import { createRouteTable, type Route } from "@commerce/edge/route-table.js";
+import type { Contract } from "./contract-descriptors.js";
+import { deploymentOf } from "./contract-descriptors.js";
+import { validateEnvoyOptions, type EnvoyOptions, type HostPort } from "./envoy-options.js";
+import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
+import { bearerFilterSource, restFilterSource } from "./lua-source.js";
+import { messageSchemas } from "./request-schema.js";
+import { bearerRequirement, restFilterName, restRoutes } from "./rest-routes.js";
+import { upstreamCluster } from "./upstream-clusters.js";
+
+/** The name of the generic secret that holds the edge credential (read from a file). */
+const edgeCredentialSecret = "edge-credential";
+const jwtProvider = "commerce";
+/** Where jwt_authn leaves the verified claims; rest-filter.lua reads them under this key. */
+const jwtPayloadKey = "jwt_payload";
+
+const typed = (type: string, config: JsonObject): JsonObject => ({
+  "@type": `type.googleapis.com/${type}`,
+  ...config,
+});
+
+function socketAddress(address: HostPort): JsonObject {
+  return { socket_address: { address: address.host, port_value: address.port } };
+}
+
+function luaFilter(name: string, source: string): JsonObject {
+  return {
+    name,
+    typed_config: typed("envoy.extensions.filters.http.lua.v3.Lua", {
+      default_source_code: { inline_string: source },
+    }),
+  };
+}
+
+/** The JSON probes of the edge itself, answered as the local edge answers them. */
+function probeRoute(path: string, status: string): JsonObject {
+  return {
+    name: path,
+    match: { path },
+    direct_response: { status: 200, body: { inline_string: JSON.stringify({ status }) } },
+    response_headers_to_add: [
+      {
+        header: { key: "content-type", value: "application/json" },
+        append_action: "OVERWRITE_IF_EXISTS_OR_ADD",
+      },
+    ],
+  };
+}
+
+function httpFilters(
+  options: EnvoyOptions,
+  deployed: readonly DescService[],
+  routes: readonly Route[],
+): JsonObject[] {
+  return [
+    {
+      name: "envoy.filters.http.header_mutation",
+      typed_config: typed("envoy.extensions.filters.http.header_mutation.v3.HeaderMutation", {
+        mutations: {
+          request_mutations: [
+            ...["x-user-email", "x-user-role", "x-commerce-edge-auth", "x-commerce-peer-auth"].map(
+              (name) => ({
+                remove: name,
+              }),
+            ),
+            { remove_on_match: { key_matcher: { prefix: "x-envoy-" } } },
+          ],
+        },
+      }),
+    },
+    luaFilter("commerce.bearer", bearerFilterSource()),
+    {
+      name: "envoy.filters.http.jwt_authn",
+      typed_config: typed("envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication", {
+        providers: {
+          [jwtProvider]: {
+            local_jwks: { filename: options.jwksPath },
+            require_expiration: true,
+            // For the REST filter, which checks `exp` and `nbf` to the second as the local
+            // edge does (jwt_authn allows at least a second of clock skew, 60 by default).
+            payload_in_metadata: jwtPayloadKey,
+            from_headers: [{ name: "authorization", value_prefix: "Bearer " }],
+            claim_to_headers: [
+              { header_name: "x-user-email", claim_name: "sub" },
+              { header_name: "x-user-role", claim_name: "role" },
+            ],
+          },
+        },
+        requirement_map: { [bearerRequirement]: { provider_name: jwtProvider } },
+      }),
+    },
+    {
+      name: "envoy.filters.http.buffer",
+      typed_config: typed("envoy.extensions.filters.http.buffer.v3.Buffer", {
+        max_request_bytes: maxRequestBytes,
+      }),
+    },
+    luaFilter(restFilterName, restFilterSource(messageSchemas(routes))),
+    {
+      name: "envoy.filters.http.grpc_json_transcoder",
+      typed_config: typed("envoy.extensions.filters.http.grpc_json_transcoder.v3.GrpcJsonTranscoder", {
+        proto_descriptor: options.descriptorPath,
+        services: deployed.map((service) => service.typeName),
+        // Routes match the REST request (so only the bound templates route anywhere).
+        match_incoming_request_route: true,
+        convert_grpc_status: true,
+        print_options: { always_print_primitive_fields: true },
+        request_validation_options: { reject_unknown_query_parameters: true },
+        // Read parameters as the local edge does: '+' is a space, every escape is decoded.
+        query_param_unescape_plus: true,
+        url_unescape_spec: "ALL_CHARACTERS",
+      }),
+    },
+    {
+      name: "envoy.filters.http.credential_injector",
+      typed_config: typed("envoy.extensions.filters.http.credential_injector.v3.CredentialInjector", {
+        overwrite: true,
+        credential: {
+          name: "envoy.http.injected_credentials.generic",
+          typed_config: typed("envoy.extensions.http.injected_credentials.generic.v3.Generic", {
+            credential: { name: edgeCredentialSecret },
+            header: "x-commerce-edge-auth",
+          }),
+        },
+      }),
+    },
+    {
+      name: "envoy.filters.http.router",
+      typed_config: typed("envoy.extensions.filters.http.router.v3.Router", { suppress_envoy_headers: true }),
+    },
+  ];
+}
+
+/** The configuration as a plain object (the shape of Envoy's bootstrap). */
+export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): JsonObject {
+  validateEnvoyOptions(options, [...contract.deployments.keys()]);
+  const deployed = [...options.upstreams.keys()].flatMap((name) => contract.deployments.get(name) ?? []);
+  const routeTable = createRouteTable(deployed);
+  const clusters = [...options.upstreams.entries()].map(([name, endpoints]) =>
+    upstreamCluster(name, endpoints, contract.deployments.get(name) ?? []),
+  );
+  return {
+    admin: { address: socketAddress(options.admin) },
+    static_resources: {
+      secrets: [
+        { name: edgeCredentialSecret, generic_secret: { secret: { filename: options.edgeCredentialPath } } },
+      ],
+      listeners: [
+        {
+          name: "rest",
+          address: socketAddress(options.listen),
+          filter_chains: [
+            {
+              filters: [
+                {
+                  name: "envoy.filters.network.http_connection_manager",
+                  typed_config: typed(
+                    "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+                    {
+                      stat_prefix: "rest",
+                      // The edge faces clients: their address is the peer's, never a header's.
+                      use_remote_address: true,
+                      // `/api/../commerce.x.v1.Internal/Method` must not become a route.
+                      normalize_path: true,
+                      merge_slashes: true,
+                      server_header_transformation: "PASS_THROUGH",
+                      local_reply_config: localReplyConfig(),
+                      route_config: {
+                        name: "rest",
+                        virtual_hosts: [
+                          {
+                            name: "rest",
+                            domains: ["*"],
+                            request_headers_to_remove: ["authorization"],
+                            routes: [
+                              probeRoute("/healthz", "ok"),
+                              probeRoute("/readyz", "ready"),
+                              ...restRoutes(routeTable.routes, (route) => deploymentOf(route.service)),
+                            ],
+                          },
+                        ],
+                      },
+                      http_filters: httpFilters(options, deployed, routeTable.routes),
+                    },
+                  ),
+                },
+              ],
+            },
+          ],
+        },
+      ],
+      clusters,
+    },
+  };
+}
+
+const header = `# Generated by \`npm run envoy:config\` from proto/ (scripts/envoy): do not edit.
+# What it expects at run time: envoy/README.md.
+`;
+
+export function renderEnvoyYaml(contract: Contract, options: EnvoyOptions): string {
+  return (
+    header + stringify(renderEnvoyConfig(contract, options), { lineWidth: 0, aliasDuplicateObjects: false })
+  );
+}

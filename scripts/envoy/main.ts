@@ -1,0 +1,97 @@
+/**
+ * `npm run envoy:config [-- flags]`: renders the Envoy configuration of the REST edge from the
+ * contract, and writes the descriptor set its transcoder loads.
+ *
+ *   --listen HOST:PORT          REST listener                      (0.0.0.0:8080)
+ *   --admin HOST:PORT           admin interface, loopback only     (127.0.0.1:9901)
+ *   --upstream NAME=HOST:PORT   a deployed service; repeat per service. Without any, the
+ *                               services deployed today at NAME:9090 (Kubernetes short names)
+ *   --descriptor PATH           where Envoy reads the descriptor set   (/etc/envoy/contract.binpb)
+ *   --jwks PATH                 where Envoy reads the JWKS             (/etc/envoy/secrets/jwks.json)
+ *   --edge-credential PATH      where Envoy reads the edge credential  (/etc/envoy/secrets/edge-credential)
+ *   --out PATH                  the configuration file to write, "-" for stdout (envoy/envoy.yaml)
+ *   --descriptor-out PATH       the descriptor set file to write       (.build/envoy/contract.binpb)
+ *
+ * With no flags it renders the committed envoy/envoy.yaml.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { buildDescriptorSet, loadContract } from "./contract-descriptors.js";
+import { renderEnvoyYaml } from "./envoy-config.js";
+import {
+  defaultEnvoyOptions,
+  EnvoyOptionsError,
+  parseHostPort,
+  type EnvoyOptions,
+  type HostPort,
+} from "./envoy-options.js";
+
+const repoRoot = join(import.meta.dirname, "..", "..");
+
+function optionsFrom(argv: readonly string[]): { options: EnvoyOptions; out: string; descriptorOut: string } {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      listen: { type: "string" },
+      admin: { type: "string" },
+      upstream: { type: "string", multiple: true },
+      descriptor: { type: "string" },
+      jwks: { type: "string" },
+      "edge-credential": { type: "string" },
+      out: { type: "string" },
+      "descriptor-out": { type: "string" },
+    },
+    strict: true,
+  });
+  let upstreams: ReadonlyMap<string, readonly HostPort[]> = defaultEnvoyOptions.upstreams;
+  if (values.upstream !== undefined) {
+    // Repeating a name adds a replica's address to that service.
+    const given = new Map<string, HostPort[]>();
+    for (const entry of values.upstream) {
+      const at = entry.indexOf("=");
+      if (at <= 0) throw new EnvoyOptionsError(`--upstream must be NAME=HOST:PORT, got "${entry}"`);
+      const name = entry.slice(0, at);
+      const endpoints = given.get(name) ?? [];
+      endpoints.push(parseHostPort(entry.slice(at + 1), `--upstream ${name}`));
+      given.set(name, endpoints);
+    }
+    upstreams = given;
+  }
+  const options: EnvoyOptions = {
+    listen:
+      values.listen === undefined ? defaultEnvoyOptions.listen : parseHostPort(values.listen, "--listen"),
+    admin: values.admin === undefined ? defaultEnvoyOptions.admin : parseHostPort(values.admin, "--admin"),
+    upstreams,
+    descriptorPath: values.descriptor ?? defaultEnvoyOptions.descriptorPath,
+    jwksPath: values.jwks ?? defaultEnvoyOptions.jwksPath,
+    edgeCredentialPath: values["edge-credential"] ?? defaultEnvoyOptions.edgeCredentialPath,
+  };
+  return {
+    options,
+    out: values.out ?? join(repoRoot, "envoy", "envoy.yaml"),
+    descriptorOut: resolve(values["descriptor-out"] ?? join(repoRoot, ".build", "envoy", "contract.binpb")),
+  };
+}
+
+async function main(): Promise<void> {
+  const { options, out, descriptorOut } = optionsFrom(process.argv.slice(2));
+  const contract = loadContract(await buildDescriptorSet(repoRoot));
+  const yaml = renderEnvoyYaml(contract, options);
+  await mkdir(dirname(descriptorOut), { recursive: true });
+  await writeFile(descriptorOut, contract.descriptorSet);
+  if (out === "-") {
+    process.stdout.write(yaml);
+  } else {
+    await writeFile(out, yaml);
+    process.stderr.write(`wrote ${out} and ${descriptorOut}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  const known = error instanceof EnvoyOptionsError || (error instanceof TypeError && "code" in error);
+  process.stderr.write(
+    `envoy:config: ${error instanceof Error ? (known ? error.message : error.stack) : String(error)}\n`,
+  );
+  process.exitCode = 2;
+});

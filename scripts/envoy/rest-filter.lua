@@ -1,0 +1,544 @@
+-- The REST filter of the Envoy edge: what the local edge checks before and shapes after an RPC,
+-- for the routes the generator binds to RPCs. Envoy's grpc_json_transcoder does the encoding;
+-- this script does what the transcoder does not (see docs/decisions.md, "Envoy edge"):
+--   request:  the caller's role, query parameters, content type, JSON syntax, unknown JSON keys;
+--   response: success status (201/204), bare arrays, and the one JSON error body.
+--
+-- scripts/envoy/lua-source.ts prepends three generated tables:
+--   messages     request message type -> accepted JSON key -> field kind, where a kind is
+--                "s" scalar, "b" bool, "S" repeated scalar, "B" repeated bool, "w" well-known
+--                type (any JSON), "m:T" message T, "l:T" repeated message T, "M" map of
+--                scalars, "M:T" map of messages T;
+--   grpc_errors  gRPC code -> { HTTP status, code name, fixed message of server faults };
+--   http_codes   HTTP status -> code name, for Envoy's own plain-text replies.
+-- Each bound route carries its facts in metadata under this filter's name: status, identity,
+-- unwrap, input, body ("object", "array", "raw" or "value"), body_type, query.
+
+local max_depth = 100
+local not_json = "request body is not valid JSON"
+
+local function quote(text)
+  local escaped = text:gsub('[%z\1-\31"\\]', function(c)
+    if c == '"' then
+      return '\\"'
+    elseif c == "\\" then
+      return "\\\\"
+    elseif c == "\n" then
+      return "\\n"
+    elseif c == "\r" then
+      return "\\r"
+    elseif c == "\t" then
+      return "\\t"
+    end
+    return string.format("\\u%04x", c:byte())
+  end)
+  return '"' .. escaped .. '"'
+end
+
+-- `message_json` is a JSON string literal (already quoted).
+local function error_json(status, code, message_json)
+  return '{"status":' .. status .. ',"code":"' .. code .. '","message":' .. message_json .. "}"
+end
+
+local function reject(handle, status, code, message)
+  local headers = { [":status"] = tostring(status), ["content-type"] = "application/json" }
+  if status == 401 then
+    headers["www-authenticate"] = 'Bearer realm="commerce"'
+  end
+  handle:respond(headers, error_json(status, code, quote(message)))
+end
+
+-- JSON scanning. Syntax errors raise { message = ... } at once; schema errors (unknown keys) are
+-- noted in `state.problem` and scanning goes on, so that invalid JSON is reported first, as the
+-- local edge does (it parses before it decodes).
+
+local function fail(message)
+  error({ message = message }, 0)
+end
+
+local function skip_space(s, i)
+  return s:find("[^ \t\r\n]", i) or (#s + 1)
+end
+
+local escapes = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
+
+local function utf8_of(cp)
+  if cp < 0x80 then
+    return string.char(cp)
+  elseif cp < 0x800 then
+    return string.char(0xC0 + math.floor(cp / 64), 0x80 + cp % 64)
+  end
+  return string.char(0xE0 + math.floor(cp / 4096), 0x80 + math.floor(cp / 64) % 64, 0x80 + cp % 64)
+end
+
+-- The string that starts at s[i] (a quote): its text if `decode`, and the position after it.
+-- Keys are decoded, escapes included, so "\u0072ole" is the key "role".
+local function read_string(s, i, decode)
+  local parts = {}
+  local j = i + 1
+  while true do
+    local k = s:find('[%z\1-\31"\\]', j)
+    if k == nil then
+      fail(not_json)
+    end
+    local c = s:sub(k, k)
+    if decode then
+      parts[#parts + 1] = s:sub(j, k - 1)
+    end
+    if c == '"' then
+      return decode and table.concat(parts) or nil, k + 1
+    elseif c == "\\" then
+      local e = s:sub(k + 1, k + 1)
+      if e == "u" then
+        local hex = s:match("^%x%x%x%x", k + 2)
+        if hex == nil then
+          fail(not_json)
+        end
+        if decode then
+          parts[#parts + 1] = utf8_of(tonumber(hex, 16))
+        end
+        j = k + 6
+      elseif escapes[e] ~= nil then
+        if decode then
+          parts[#parts + 1] = escapes[e]
+        end
+        j = k + 2
+      else
+        fail(not_json)
+      end
+    else
+      fail(not_json)
+    end
+  end
+end
+
+local function digits(s, i)
+  local _, e = s:find("^%d+", i)
+  if e == nil then
+    fail(not_json)
+  end
+  return e + 1
+end
+
+local function read_number(s, i)
+  local j = i
+  if s:byte(j) == 45 then -- -
+    j = j + 1
+  end
+  if s:byte(j) == 48 then -- 0
+    j = j + 1
+  else
+    j = digits(s, j)
+  end
+  if s:byte(j) == 46 then -- .
+    j = digits(s, j + 1)
+  end
+  local c = s:byte(j)
+  if c == 101 or c == 69 then -- e E
+    j = j + 1
+    c = s:byte(j)
+    if c == 43 or c == 45 then
+      j = j + 1
+    end
+    j = digits(s, j)
+  end
+  return j
+end
+
+local scan_value
+
+local function kind_type(kind, prefix)
+  if kind:sub(1, #prefix) == prefix then
+    return kind:sub(#prefix + 1)
+  end
+  return nil
+end
+
+local function scan_object(s, i, kind, depth, state)
+  local type_name = kind_type(kind, "m:")
+  local fields = type_name and messages[type_name]
+  local values = kind_type(kind, "M:")
+  values = values and ("m:" .. values) or "w"
+  i = skip_space(s, i + 1)
+  if s:byte(i) == 125 then -- }
+    return i + 1
+  end
+  while true do
+    if s:byte(i) ~= 34 then
+      fail(not_json)
+    end
+    local key
+    key, i = read_string(s, i, fields ~= nil)
+    i = skip_space(s, i)
+    if s:byte(i) ~= 58 then -- :
+      fail(not_json)
+    end
+    i = skip_space(s, i + 1)
+    local field_kind = values
+    if fields ~= nil then
+      field_kind = fields[key]
+      if field_kind == nil then
+        field_kind = "w"
+        state.problem = state.problem
+          or ("invalid request: cannot decode message " .. type_name .. " from JSON: key " .. quote(key) .. " is unknown")
+      end
+    end
+    i = skip_space(s, scan_value(s, i, field_kind, depth + 1, state))
+    local c = s:byte(i)
+    if c == 44 then -- ,
+      i = skip_space(s, i + 1)
+    elseif c == 125 then
+      return i + 1
+    else
+      fail(not_json)
+    end
+  end
+end
+
+local function scan_array(s, i, kind, depth, state)
+  local item = kind_type(kind, "l:")
+  item = item and ("m:" .. item) or "w"
+  i = skip_space(s, i + 1)
+  if s:byte(i) == 93 then -- ]
+    return i + 1
+  end
+  while true do
+    i = skip_space(s, scan_value(s, i, item, depth + 1, state))
+    local c = s:byte(i)
+    if c == 44 then
+      i = skip_space(s, i + 1)
+    elseif c == 93 then
+      return i + 1
+    else
+      fail(not_json)
+    end
+  end
+end
+
+-- Scans the value at s[i] where a field of `kind` is expected; returns the position after it.
+-- A value of another JSON type than the kind expects is left to the transcoder to refuse.
+scan_value = function(s, i, kind, depth, state)
+  if depth > max_depth then
+    fail("request body nests deeper than " .. max_depth .. " levels")
+  end
+  local c = s:byte(i)
+  if c == 123 then -- {
+    return scan_object(s, i, kind, depth, state)
+  elseif c == 91 then -- [
+    return scan_array(s, i, kind, depth, state)
+  elseif c == 34 then
+    local _, after = read_string(s, i, false)
+    return after
+  elseif c == 45 or (c ~= nil and c >= 48 and c <= 57) then
+    return read_number(s, i)
+  elseif s:sub(i, i + 3) == "true" or s:sub(i, i + 3) == "null" then
+    return i + 4
+  elseif s:sub(i, i + 4) == "false" then
+    return i + 5
+  end
+  fail(not_json)
+end
+
+-- Checks a whole request body; returns the problem to report (text), or nil.
+local function check_body(s, route)
+  local state = {}
+  local i = skip_space(s, 1)
+  local kind, shape = "w", nil
+  if route.body == "object" then
+    kind = "m:" .. route.body_type
+    if s:byte(i) ~= 123 then
+      kind, shape = "w", "request body must be a JSON object"
+    end
+  elseif route.body == "array" then
+    kind = "l:" .. route.body_type
+    if s:byte(i) ~= 91 then
+      kind, shape = "w", "request body must be a JSON array"
+    end
+  end
+  i = skip_space(s, scan_value(s, i, kind, 0, state))
+  if i <= #s then
+    fail(not_json)
+  end
+  return shape or state.problem
+end
+
+local function is_json_type(content_type)
+  local t = content_type:lower()
+  local rest = t:match("^application/json(.*)$") or t:match("^application/[%w_.+-]+%+json(.*)$")
+  return rest ~= nil and rest:match("^[%w_]") == nil
+end
+
+-- Query parameters, as URLSearchParams reads them: '+' is a space, bad escapes stay as they are.
+local function unescape(text)
+  text = text:gsub("%+", " ")
+  return (text:gsub("%%(%x%x)", function(hex)
+    return string.char(tonumber(hex, 16))
+  end))
+end
+
+local function parse_query(query)
+  local pairs_found, order, counts = {}, {}, {}
+  for pair in query:gmatch("[^&]+") do
+    local eq = pair:find("=", 1, true)
+    local raw_name = eq and pair:sub(1, eq - 1) or pair
+    local name = unescape(raw_name)
+    local value = eq and unescape(pair:sub(eq + 1)) or ""
+    pairs_found[#pairs_found + 1] = { raw = pair, raw_name = raw_name, name = name, value = value }
+    if counts[name] == nil then
+      order[#order + 1] = name
+      counts[name] = 0
+    end
+    counts[name] = counts[name] + 1
+  end
+  return pairs_found, order, counts
+end
+
+local function kind_of_parameter(input, name)
+  local fields = messages[input]
+  local kind
+  for segment in (name .. "."):gmatch("([^.]*)%.") do
+    if fields == nil then
+      return nil
+    end
+    kind = fields[segment]
+    if kind == nil then
+      return nil
+    end
+    local nested = kind_type(kind, "m:")
+    fields = nested and messages[nested]
+  end
+  return kind
+end
+
+local bool_text = { ["true"] = "true", ["1"] = "true", [""] = "true", ["false"] = "false", ["0"] = "false" }
+
+-- Checks the query; returns the problem to report, or nil and the path to send on (booleans
+-- spelled as the transcoder reads them).
+local function check_query(route, path)
+  local at = path:find("?", 1, true)
+  if at == nil then
+    return nil, path
+  end
+  local pairs_found, order, counts = parse_query(path:sub(at + 1))
+  local kinds = {}
+  for _, name in ipairs(order) do
+    local kind = route.query and kind_of_parameter(route.input, name) or nil
+    if kind == nil then
+      return 'unknown query parameter "' .. name .. '"'
+    end
+    local first = kind:sub(1, 1)
+    if first == "m" or first == "l" or first == "M" or first == "w" then
+      return 'query parameter "' .. name .. '" cannot be set from text'
+    end
+    if (first == "s" or first == "b") and counts[name] > 1 then
+      return 'query parameter "' .. name .. '" must appear once'
+    end
+    kinds[name] = first
+  end
+  local rewritten, changed = {}, false
+  for _, pair in ipairs(pairs_found) do
+    local kind = kinds[pair.name]
+    if kind == "b" or kind == "B" then
+      local value = bool_text[pair.value]
+      if value == nil then
+        return 'parameter "' .. pair.name .. '" must be true or false'
+      end
+      changed = changed or value ~= pair.value
+      rewritten[#rewritten + 1] = pair.raw_name .. "=" .. value
+    else
+      rewritten[#rewritten + 1] = pair.raw
+    end
+  end
+  if not changed then
+    return nil, path
+  end
+  return nil, path:sub(1, at) .. table.concat(rewritten, "&")
+end
+
+local function route_of(handle)
+  local metadata = handle:metadata()
+  local status = metadata:get("status")
+  if status == nil then
+    return nil
+  end
+  return {
+    status = status,
+    identity = metadata:get("identity"),
+    unwrap = metadata:get("unwrap"),
+    input = metadata:get("input"),
+    body = metadata:get("body"),
+    body_type = metadata:get("body_type"),
+    query = metadata:get("query"),
+  }
+end
+
+-- What the local edge demands of a token beyond its signature: `exp` in the future and `nbf`
+-- (if any) not, to the second; `sub` a non-empty string; `role` CUSTOMER or ADMIN.
+local function acceptable_token(handle)
+  local verified = handle:streamInfo():dynamicMetadata():get("envoy.filters.http.jwt_authn")
+  local claims = verified and verified["jwt_payload"]
+  if type(claims) ~= "table" then
+    return false
+  end
+  local now = os.time()
+  local exp, nbf, sub, role = claims["exp"], claims["nbf"], claims["sub"], claims["role"]
+  return type(exp) == "number"
+    and exp > now
+    and (nbf == nil or (type(nbf) == "number" and nbf <= now))
+    and type(sub) == "string"
+    and sub ~= ""
+    and (role == "CUSTOMER" or role == "ADMIN")
+end
+
+function envoy_on_request(handle)
+  local route = route_of(handle)
+  if route == nil then
+    return
+  end
+  local headers = handle:headers()
+  if route.identity and not acceptable_token(handle) then
+    reject(handle, 401, "UNAUTHENTICATED", "a valid bearer token is required")
+    return
+  end
+
+  local problem
+  if route.body ~= nil and route.body ~= "raw" then
+    local content_type = headers:get("content-type")
+    local body = handle:body()
+    headers = handle:headers() -- body() yields; take the headers again after it
+    local text = body and body:getBytes(0, body:length()) or ""
+    if text == "" then
+      reject(handle, 400, "INVALID_ARGUMENT", "a JSON request body is required")
+      return
+    end
+    if content_type ~= nil and not is_json_type(content_type) then
+      reject(handle, 400, "INVALID_ARGUMENT", 'content type must be application/json, got "' .. content_type .. '"')
+      return
+    end
+    local ok, result = pcall(check_body, text, route)
+    if not ok then
+      if type(result) ~= "table" then
+        error(result, 0)
+      end
+      reject(handle, 400, "INVALID_ARGUMENT", result.message)
+      return
+    end
+    problem = result
+  end
+
+  local query_problem, path = check_query(route, headers:get(":path"))
+  problem = query_problem or problem
+  if problem ~= nil then
+    reject(handle, 400, "INVALID_ARGUMENT", problem)
+    return
+  end
+  if path ~= headers:get(":path") then
+    headers:replace(":path", path)
+  end
+end
+
+-- Response side.
+
+-- The raw JSON text of the top-level keys of object `s`, or nil if `s` is not a JSON object.
+local function top_level(s)
+  local ok, found = pcall(function()
+    local values = {}
+    local i = skip_space(s, 1)
+    if s:byte(i) ~= 123 then
+      return nil
+    end
+    i = skip_space(s, i + 1)
+    if s:byte(i) == 125 then
+      return values
+    end
+    while true do
+      if s:byte(i) ~= 34 then
+        fail(not_json)
+      end
+      local key
+      key, i = read_string(s, i, true)
+      i = skip_space(s, i)
+      if s:byte(i) ~= 58 then
+        fail(not_json)
+      end
+      i = skip_space(s, i + 1)
+      local after = scan_value(s, i, "w", 1, {})
+      values[key] = s:sub(i, after - 1)
+      i = skip_space(s, after)
+      local c = s:byte(i)
+      if c == 44 then
+        i = skip_space(s, i + 1)
+      elseif c == 125 then
+        return values
+      else
+        fail(not_json)
+      end
+    end
+  end)
+  return ok and found or nil
+end
+
+local function replace_body(handle, body, text)
+  body:setBytes(text)
+  local headers = handle:headers()
+  headers:replace("content-length", tostring(#text))
+  return headers
+end
+
+-- An error answer: the transcoder's gRPC status JSON ({"code":5,"message":...}) or a plain-text
+-- reply of Envoy's becomes the error body; a body already in that shape stays as it is.
+local function shape_error(handle, status)
+  local body = handle:body(true)
+  local text = body and body:getBytes(0, body:length()) or ""
+  if text:sub(1, 10) == '{"status":' then
+    return
+  end
+  local headers
+  local fields = top_level(text)
+  local code = fields and tonumber(fields["code"] or "")
+  if code ~= nil then
+    local known = grpc_errors[code] or grpc_errors[2]
+    local message = known[3] and quote(known[3]) or fields["message"] or quote("")
+    headers = replace_body(handle, body, error_json(known[1], known[2], message))
+    headers:replace(":status", tostring(known[1]))
+  else
+    local name = http_codes[status] or "UNKNOWN"
+    local message = status < 500 and text or "internal error"
+    headers = replace_body(handle, body, error_json(status, name, quote(message)))
+  end
+  headers:replace("content-type", "application/json")
+end
+
+function envoy_on_response(handle)
+  local route = route_of(handle)
+  if route == nil then
+    return
+  end
+  local headers = handle:headers()
+  local status = tonumber(headers:get(":status"))
+  headers:remove("grpc-status")
+  headers:remove("grpc-message")
+  if status >= 400 then
+    shape_error(handle, status)
+    return
+  end
+  if route.status == 204 then
+    local body = handle:body()
+    if body ~= nil then
+      body:setBytes("")
+    end
+    headers = handle:headers()
+    headers:replace(":status", "204")
+    headers:remove("content-length")
+    headers:remove("content-type")
+    return
+  end
+  if route.unwrap ~= nil then
+    local body = handle:body(true)
+    local fields = top_level(body:getBytes(0, body:length())) or {}
+    headers = replace_body(handle, body, fields[route.unwrap] or "[]")
+  end
+  if route.status ~= 200 then
+    headers:replace(":status", tostring(route.status))
+  end
+end

@@ -1,0 +1,145 @@
+/**
+ * The REST routes of the Envoy edge, derived from the same route table as the local edge
+ * (services/edge/src/route-table.ts), so both route exactly the annotated RPCs:
+ *   - per path template and method, a route to the service's cluster, with the facts the REST
+ *     filter needs in its metadata and the JWT requirement of the method's access option;
+ *   - per path template, a 405 answer with `Allow` for every other method;
+ * ordered as the local edge matches (a literal segment before a variable), so that
+ * `/api/orders/my` is ListMyOrders and not GetOrder. Nothing else under /api/ is routed:
+ * internal RPCs have no HTTP rule, so no path reaches them.
+ */
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { Access } from "@commerce/runtime/contract/method-contract.js";
+import { parsePathTemplate, type TemplateSegment } from "@commerce/edge/path-template.js";
+import type { HttpVerb, Route } from "@commerce/edge/route-table.js";
+import { errorBody } from "@commerce/edge/error-response.js";
+import { bodyBinding } from "./request-schema.js";
+
+/** The route metadata namespace: the REST filter's name (Lua reads metadata under its name). */
+export const restFilterName = "commerce.rest";
+/** The JWT requirement protected routes name (jwt_authn's `requirement_map`). */
+export const bearerRequirement = "bearer";
+/** Deadline of one call; the local edge's too. */
+export const routeTimeoutSeconds = 30;
+
+const jwtFilterName = "envoy.filters.http.jwt_authn";
+const jwtPerRouteType = "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig";
+
+/** Escapes a literal for RE2. */
+function regexLiteral(text: string): string {
+  return text.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
+}
+
+/** A template as a path regex: one segment per variable, `**` the rest, one optional "/". */
+export function templateRegex(template: string): string {
+  const segments = parsePathTemplate(template).map((segment) => {
+    if (segment.kind === "literal") return regexLiteral(segment.value);
+    return segment.rest ? "[^/]+(?:/[^/]+)*" : "[^/]+";
+  });
+  return `/${segments.join("/")}/?`;
+}
+
+/** Orders templates as the local edge's matcher tries them: literal, then variable, then rest. */
+function compareTemplates(a: readonly TemplateSegment[], b: readonly TemplateSegment[]): number {
+  const rank = (segment: TemplateSegment): number => (segment.kind === "literal" ? 0 : segment.rest ? 2 : 1);
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === undefined || y === undefined) break;
+    if (rank(x) !== rank(y)) return rank(x) - rank(y);
+    if (x.kind === "literal" && y.kind === "literal" && x.value !== y.value)
+      return x.value < y.value ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+function jwtPerRoute(config: JsonObject): JsonObject {
+  return { [jwtFilterName]: { "@type": jwtPerRouteType, ...config } };
+}
+
+/** What the REST filter reads for a route (see the legend of rest-filter.lua). */
+function restMetadata(route: Route): JsonObject {
+  const body = bodyBinding(route);
+  const metadata: Record<string, JsonValue> = {
+    status: route.contract.successStatus,
+    identity: route.contract.access !== Access.PUBLIC,
+    input: route.method.input.typeName,
+    // With body "*" every field comes from the body, so any query parameter is unknown.
+    query: route.body !== "*",
+  };
+  const unwrap = route.contract.unwrap;
+  if (unwrap !== undefined) {
+    const field = route.method.output.fields.find((f) => f.name === unwrap);
+    if (field === undefined) throw new Error(`${route.template}: unwrap field "${unwrap}" does not exist`);
+    metadata["unwrap"] = field.jsonName;
+  }
+  if (body.kind !== "none") metadata["body"] = body.kind;
+  if (body.kind === "object" || body.kind === "array") metadata["body_type"] = body.type;
+  return metadata;
+}
+
+function boundRoute(route: Route, regex: string, cluster: string): JsonObject {
+  const identity = route.contract.access !== Access.PUBLIC;
+  return {
+    name: `${route.verb} ${route.template}`,
+    match: {
+      safe_regex: { regex },
+      headers: [{ name: ":method", string_match: { exact: route.verb } }],
+    },
+    route: {
+      cluster,
+      timeout: `${routeTimeoutSeconds}s`,
+    },
+    // Services see the edge's deadline as a gRPC deadline, as from the local edge.
+    request_headers_to_add: [
+      {
+        header: { key: "grpc-timeout", value: `${routeTimeoutSeconds}S` },
+        append_action: "OVERWRITE_IF_EXISTS_OR_ADD",
+      },
+    ],
+    metadata: { filter_metadata: { [restFilterName]: restMetadata(route) } },
+    // Public methods are not verified at all: no identity, and a bad token is ignored.
+    ...(identity ? { typed_per_filter_config: jwtPerRoute({ requirement_name: bearerRequirement }) } : {}),
+  };
+}
+
+function methodNotAllowed(template: string, regex: string, allow: readonly HttpVerb[]): JsonObject {
+  const body = errorBody(405, "METHOD_NOT_ALLOWED", `use ${allow.join(" or ")} for this path`);
+  return {
+    name: `* ${template}`,
+    match: { safe_regex: { regex } },
+    direct_response: { status: 405, body: { inline_string: JSON.stringify(body) } },
+    response_headers_to_add: [
+      { header: { key: "allow", value: allow.join(", ") }, append_action: "OVERWRITE_IF_EXISTS_OR_ADD" },
+      {
+        header: { key: "content-type", value: "application/json" },
+        append_action: "OVERWRITE_IF_EXISTS_OR_ADD",
+      },
+    ],
+  };
+}
+
+/**
+ * The routes of `routes` (each bound to the cluster `clusterOf` names), most specific template
+ * first, each template's methods followed by its 405.
+ */
+export function restRoutes(routes: readonly Route[], clusterOf: (route: Route) => string): JsonObject[] {
+  const byTemplate = new Map<string, Route[]>();
+  for (const route of routes)
+    byTemplate.set(route.template, [...(byTemplate.get(route.template) ?? []), route]);
+  const templates = [...byTemplate.keys()]
+    .map((template) => ({ template, segments: parsePathTemplate(template) }))
+    .sort((a, b) => compareTemplates(a.segments, b.segments));
+  return templates.flatMap(({ template }) => {
+    const bound = byTemplate.get(template) ?? [];
+    const regex = templateRegex(template);
+    return [
+      ...bound.map((route) => boundRoute(route, regex, clusterOf(route))),
+      methodNotAllowed(
+        template,
+        regex,
+        bound.map((route) => route.verb),
+      ),
+    ];
+  });
+}

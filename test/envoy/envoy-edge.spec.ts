@@ -1,0 +1,317 @@
+/**
+ * What only the Envoy edge can get wrong, checked on a real Envoy in front of a recording
+ * stand-in of the services: headers a client must not be able to set, Envoy's own control
+ * headers, paths that lead around the REST routes, Envoy's own error replies, and the raw
+ * payment callback. The behaviour both edges share is the acceptance suite's.
+ */
+import { request as httpRequest } from "node:http";
+import { createServer } from "node:net";
+import { expect } from "chai";
+import { SignJWT } from "jose";
+import { ConnectError } from "@connectrpc/connect";
+import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
+import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../scripts/envoy/envoy-process.js";
+import {
+  Code,
+  internalDetail,
+  startRecordingUpstream,
+  type RecordingUpstream,
+} from "./support/recording-upstream.js";
+
+const jwtSecret = "s".repeat(64);
+const edgeSecret = "the-edge-credential";
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly text: string;
+}
+
+/** An HTTP/1.1 request sent as written: no client-side path normalization. */
+function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<Answer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    // Framed explicitly: Node sends a GET body unframed unless told its length.
+    const framing = body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) };
+    const req = httpRequest(
+      { host: hostname, port, method, path, headers: { ...headers, ...framing } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.once("end", () => {
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString(),
+          });
+        });
+      },
+    );
+    req.once("error", reject);
+    req.end(body);
+  });
+}
+
+function token(claims: { sub: string; role: string }): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ role: claims.role })
+    .setProtectedHeader({ alg: "HS512" })
+    .setSubject(claims.sub)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(new TextEncoder().encode(jwtSecret));
+}
+
+/** A loopback port with nothing listening on it (a service that is down). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+const json = { "content-type": "application/json" };
+const login = JSON.stringify({ email: "a@example.test", password: "correct horse" });
+
+describe("Envoy edge", function () {
+  this.timeout(60_000);
+  let upstream: RecordingUpstream;
+  let envoy: EnvoyProcess;
+  let base: string;
+
+  before(async () => {
+    upstream = await startRecordingUpstream();
+    const services = hostPortOf(upstream.url);
+    envoy = await startEnvoyProcess({
+      upstreams: new Map([
+        ["auth", [services]],
+        ["user", [services]],
+        ["payment", [services]],
+        ["product", [{ host: "127.0.0.1", port: await closedPort() }]],
+      ]),
+      secrets: { jwtSecret, edgeSecret },
+    });
+    base = envoy.baseUrl;
+  });
+
+  after(async () => {
+    await envoy.stop();
+    await upstream.close();
+  });
+
+  beforeEach(() => {
+    upstream.calls.length = 0;
+  });
+
+  it("replaces forged identity and credential headers with its own", async () => {
+    const answer = await send(base, "GET", "/api/users/me", {
+      authorization: `Bearer ${await token({ sub: "asha@example.test", role: "CUSTOMER" })}`,
+      "x-user-email": "admin@example.test",
+      "x-user-role": "ADMIN",
+      "x-commerce-edge-auth": "forged",
+      "x-commerce-peer-auth": "forged",
+    });
+    expect(answer.status, answer.text).to.equal(200);
+    expect(upstream.calls).to.have.length(1);
+    const headers = upstream.calls[0]?.headers ?? {};
+    expect(headers).to.include({
+      "x-user-email": "asha@example.test",
+      "x-user-role": "CUSTOMER",
+      "x-commerce-edge-auth": edgeSecret,
+    });
+    expect(headers).not.to.have.any.keys("x-commerce-peer-auth", "authorization");
+  });
+
+  it("gives a public method no identity, even with a valid token, but still its credential", async () => {
+    const answer = await send(
+      base,
+      "POST",
+      "/api/auth/login",
+      {
+        ...json,
+        authorization: `Bearer ${await token({ sub: "root@example.test", role: "ADMIN" })}`,
+        "x-user-email": "root@example.test",
+        "x-user-role": "ADMIN",
+      },
+      login,
+    );
+    expect(answer.status, answer.text).to.equal(200);
+    const headers = upstream.calls[0]?.headers ?? {};
+    console.log(JSON.stringify(upstream.calls));
+    expect(headers).not.to.have.any.keys("x-user-email", "x-user-role", "authorization");
+    expect(headers["x-commerce-edge-auth"]).to.equal(edgeSecret);
+  });
+
+  it("ignores a bad token on a public route", async () => {
+    const answer = await send(
+      base,
+      "POST",
+      "/api/auth/login",
+      { ...json, authorization: "Bearer not.a.jwt" },
+      login,
+    );
+    expect(answer.status, answer.text).to.equal(200);
+    expect(JSON.parse(answer.text)).to.deep.equal({ token: "t", type: "Bearer" });
+  });
+
+  it("neither forwards nor obeys a client's x-envoy-* headers", async () => {
+    const answer = await send(base, "GET", "/api/users/me", {
+      authorization: `Bearer ${await token({ sub: "asha@example.test", role: "CUSTOMER" })}`,
+      "x-test-delay-ms": "300",
+      "x-envoy-upstream-rq-timeout-ms": "1",
+      "x-envoy-upstream-rq-per-try-timeout-ms": "1",
+      "x-envoy-max-retries": "3",
+      "x-envoy-retry-on": "5xx,reset",
+      "x-envoy-made-up": "anything",
+    });
+    expect(answer.status, answer.text).to.equal(200);
+    expect(upstream.calls).to.have.length(1);
+    const forwarded = Object.keys(upstream.calls[0]?.headers ?? {}).filter((name) =>
+      name.startsWith("x-envoy-"),
+    );
+    expect(forwarded).not.to.include.members([
+      "x-envoy-upstream-rq-timeout-ms",
+      "x-envoy-upstream-rq-per-try-timeout-ms",
+      "x-envoy-max-retries",
+      "x-envoy-retry-on",
+      "x-envoy-made-up",
+    ]);
+    expect(answer.headers).not.to.have.any.keys("x-envoy-upstream-service-time", "grpc-status");
+  });
+
+  it("does not retry a failed call because a client asked it to", async () => {
+    const answer = await send(base, "GET", "/api/users/me", {
+      authorization: `Bearer ${await token({ sub: "asha@example.test", role: "CUSTOMER" })}`,
+      "x-test-code": String(Code.Unavailable),
+      "x-envoy-max-retries": "3",
+      "x-envoy-retry-grpc-on": "unavailable",
+    });
+    expect(answer.status).to.equal(503);
+    expect(upstream.calls).to.have.length(1);
+  });
+
+  const codes = [
+    Code.InvalidArgument,
+    Code.NotFound,
+    Code.AlreadyExists,
+    Code.PermissionDenied,
+    Code.ResourceExhausted,
+    Code.FailedPrecondition,
+    Code.Unauthenticated,
+    Code.Unknown,
+    Code.Internal,
+    Code.Unavailable,
+    Code.DeadlineExceeded,
+    Code.Unimplemented,
+  ];
+  for (const code of codes) {
+    const expected = errorBodyFromConnectError(new ConnectError(internalDetail, code));
+    it(`answers an upstream ${expected.code} as the local edge does: ${expected.status}`, async () => {
+      const answer = await send(base, "GET", "/api/users/me", {
+        authorization: `Bearer ${await token({ sub: "asha@example.test", role: "CUSTOMER" })}`,
+        "x-test-code": String(code),
+      });
+      expect(answer.status).to.equal(expected.status);
+      expect(answer.headers["content-type"]).to.equal("application/json");
+      expect(answer.text).to.equal(JSON.stringify(expected));
+      if (expected.status >= 500) expect(answer.text).not.to.include("hunter2");
+    });
+  }
+
+  it("answers 503 with the fixed text when a service is down", async () => {
+    const answer = await send(base, "GET", "/api/products");
+    expect(answer.status).to.equal(503);
+    expect(JSON.parse(answer.text)).to.deep.equal({
+      status: 503,
+      code: "UNAVAILABLE",
+      message: "service temporarily unavailable, retry later",
+    });
+  });
+
+  const noRoute = { status: 404, code: "NOT_FOUND", message: "no route for this path" };
+  const around = [
+    ["POST", "/commerce.user.v1.DirectoryService/CreateProfile"],
+    ["POST", "/api/../commerce.user.v1.UserService/GetMe"],
+    ["POST", "/api/%2e%2e/commerce.auth.v1.AuthService/Login"],
+    ["POST", "/api/auth/..%2F..%2Fcommerce.auth.v1.AuthService/Login"],
+    ["GET", "/api/users/me/../../../commerce.user.v1.UserService/GetMe"],
+    ["POST", "/api//..//commerce.auth.v1.AuthService/Login"],
+  ] as const;
+  for (const [method, path] of around) {
+    it(`answers 404 to ${method} ${path} and calls nothing`, async () => {
+      const answer = await send(base, method, path, json, "{}");
+      expect(answer.status, answer.text).to.equal(404);
+      expect(JSON.parse(answer.text)).to.deep.equal(noRoute);
+      expect(upstream.calls).to.deep.equal([]);
+    });
+  }
+
+  it("answers a gRPC call on the REST port with a gRPC error, and calls nothing", async () => {
+    for (const path of [
+      "/commerce.user.v1.UserService/GetMe",
+      "/commerce.user.v1.DirectoryService/CreateProfile",
+    ]) {
+      const answer = await send(base, "POST", path, { "content-type": "application/grpc" }, Buffer.alloc(5));
+      // Envoy frames its own replies to gRPC requests as gRPC: UNIMPLEMENTED stands for 404.
+      expect([answer.status, answer.headers["grpc-status"]], path).to.deep.equal([200, "12"]);
+      expect(answer.headers["grpc-message"], path).to.equal(JSON.stringify(noRoute));
+    }
+    expect(upstream.calls).to.deep.equal([]);
+  });
+
+  it("refuses a body over 1 MiB with 413 before any call", async () => {
+    const body = JSON.stringify({ email: "a@example.test", password: "x".repeat(1024 * 1024) });
+    const answer = await send(base, "POST", "/api/auth/login", json, body);
+    expect(answer.status).to.equal(413);
+    expect(JSON.parse(answer.text)).to.deep.equal({
+      status: 413,
+      code: "PAYLOAD_TOO_LARGE",
+      message: "request body exceeds 1048576 bytes",
+    });
+    expect(upstream.calls).to.deep.equal([]);
+  });
+
+  it("refuses an unknown JSON key even when its name is escaped", async () => {
+    const body = '{"email":"a@example.test","password":"p","\\u0072ole":"ADMIN"}';
+    const answer = await send(base, "POST", "/api/auth/register", json, body);
+    expect(answer.status).to.equal(400);
+    expect(JSON.parse(answer.text)).to.deep.equal({
+      status: 400,
+      code: "INVALID_ARGUMENT",
+      message:
+        'invalid request: cannot decode message commerce.auth.v1.RegisterRequest from JSON: key "role" is unknown',
+    });
+    expect(upstream.calls).to.deep.equal([]);
+  });
+
+  it("passes the payment callback on raw, with its content type and signature", async () => {
+    const raw = '{"provider_payment_id":"pay_1","provider_signature":"abc"}  ';
+    const answer = await send(
+      base,
+      "POST",
+      "/api/payments/callback",
+      { "content-type": "application/json; charset=utf-8", "x-payment-signature": "sig-123" },
+      raw,
+    );
+    expect(answer.status, answer.text).to.equal(200);
+    expect(JSON.parse(answer.text)).to.deep.equal({ message: "callback processed" });
+    const call = upstream.calls[0];
+    expect(call?.httpBody).to.deep.equal({ contentType: "application/json; charset=utf-8", data: raw });
+    expect(call?.headers["x-payment-signature"]).to.equal("sig-123");
+  });
+
+  it("answers its own probes", async () => {
+    const healthz = await send(base, "GET", "/healthz");
+    const readyz = await send(base, "GET", "/readyz");
+    expect([healthz.status, healthz.text]).to.deep.equal([200, '{"status":"ok"}']);
+    expect([readyz.status, readyz.text]).to.deep.equal([200, '{"status":"ready"}']);
+  });
+});
