@@ -11,6 +11,7 @@ export default tseslint.config(
       ".build/",
       ".data/",
       ".infra/",
+      ".cluster/",
       "**/*.js",
       "**/*.mjs",
     ],

@@ -1,0 +1,205 @@
+/**
+ * `npm run cluster:up` / `npm run cluster:down`: the multi-process topology on loopback
+ * (docs/architecture.md §6), Envoy in front of one process per service, on the store and bus
+ * that MONGODB_URL / KAFKA_BROKERS select (unset: the shared FerretDB and Kafka of
+ * `npm run infra:up`, started if needed).
+ *
+ * `up` starts a detached daemon (daemon.ts) that keeps the processes running and reports any
+ * that exits, waits until everything is ready, and prints shell-sourceable lines on stdout
+ * (progress and incidents go to stderr): BASE_URL (Envoy), one <NAME>_SERVICE_URL per service,
+ * and the deployment's settings the black-box suites need, so that
+ *   eval "$(npm run -s cluster:up)" && npx mocha 'test/acceptance/**\/*.spec.ts'
+ * runs the acceptance suite through Envoy. `up` on a running topology only prints. `down` stops
+ * it (not the infrastructure: that is `infra:down`).
+ *
+ * Settings: JWT_SECRET, ADMIN_EMAIL / ADMIN_PASSWORD, EDGE_SECRET, PEER_SECRET, JWT_TTL and
+ * PAYMENT_CURRENCY from the environment when set, else generated once into .cluster/secrets;
+ * CLUSTER_PORT (Envoy, default 10000; the services take the ports after it);
+ * CLUSTER_REPLICAS (e.g. "product=2,order=2").
+ */
+import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import {
+  fileSecrets,
+  generateHeaderSecret,
+  generateJwtSecret,
+  generatePassword,
+} from "@commerce/embedded/local-secrets.js";
+import { createFerretDbComponent } from "../infra/ferretdb.js";
+import { readInfraConfig } from "../infra/infra-config.js";
+import { createKafkaComponent, readKafkaInfraConfig } from "../infra/kafka.js";
+import { readLivePid, stopProcess } from "../infra/processes.js";
+import {
+  clusterDir,
+  daemonLog,
+  optionsFile,
+  pidFile,
+  readState,
+  type ClusterState,
+  type DaemonOptions,
+} from "./cluster-state.js";
+import { deployableServices, type ServiceName } from "./service-catalog.js";
+
+const startTimeoutMs = 240_000;
+const progress = (message: string): void => {
+  process.stderr.write(`cluster: ${message}\n`);
+};
+
+function shellAssignment(name: string, value: string): string {
+  return /^[\w@%+=:,./-]*$/.test(value) ? `${name}=${value}` : `${name}='${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function parseReplicas(raw: string | undefined): Partial<Record<ServiceName, number>> {
+  const replicas: Partial<Record<ServiceName, number>> = {};
+  for (const entry of (raw ?? "").split(",").filter((e) => e.trim() !== "")) {
+    const [name, count] = entry.split("=").map((part) => part.trim());
+    const known = deployableServices.find((s) => s.name === name);
+    if (known === undefined || !/^[1-9]$/.test(count ?? "")) {
+      throw new Error(`CLUSTER_REPLICAS must be like "product=2,order=2" (1 to 9 each), got "${entry}"`);
+    }
+    replicas[known.name] = Number(count);
+  }
+  return replicas;
+}
+
+async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
+  const infra = readInfraConfig(env);
+  let mongodbUrl = env["MONGODB_URL"];
+  let kafkaBrokers = env["KAFKA_BROKERS"];
+  if (mongodbUrl === undefined || mongodbUrl === "") {
+    progress("MONGODB_URL is not set: using the shared FerretDB of infra:up");
+    mongodbUrl = (await createFerretDbComponent(infra, progress).up())["MONGODB_URL"];
+  }
+  if (kafkaBrokers === undefined || kafkaBrokers === "") {
+    progress("KAFKA_BROKERS is not set: using the shared Kafka of infra:up");
+    kafkaBrokers = (await createKafkaComponent(infra, readKafkaInfraConfig(env), progress).up())[
+      "KAFKA_BROKERS"
+    ];
+  }
+  const secrets = fileSecrets(clusterDir);
+  const given = (name: string, file: string, generate: () => string): string => {
+    const value = env[name];
+    return value !== undefined && value !== "" ? value : secrets.value(file, generate);
+  };
+  const jwtSecret = given("JWT_SECRET", "jwt-secret", generateJwtSecret);
+  const edgeSecret = given("EDGE_SECRET", "edge-secret", generateHeaderSecret);
+  const peerSecret = given("PEER_SECRET", "peer-secret", generateHeaderSecret);
+  const adminEmail = env["ADMIN_EMAIL"] ?? "admin@commerce.local";
+  const adminPassword = given("ADMIN_PASSWORD", "admin-password", generatePassword);
+  const port = Number(env["CLUSTER_PORT"] ?? 10000);
+  if (!Number.isInteger(port) || port < 1024 || port > 65000) {
+    throw new Error(`CLUSTER_PORT must be a port from 1024 to 65000, got "${env["CLUSTER_PORT"] ?? ""}"`);
+  }
+  const settings: Record<string, string> = { ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword };
+  for (const name of ["JWT_TTL", "PAYMENT_CURRENCY"] as const) {
+    const value = env[name];
+    if (value !== undefined && value !== "") settings[name] = value;
+  }
+  return {
+    stateDir: clusterDir,
+    mongodbUrl,
+    kafkaBrokers: kafkaBrokers ?? "",
+    jwtSecret,
+    edgeSecret,
+    peerSecret,
+    settings,
+    replicas: parseReplicas(env["CLUSTER_REPLICAS"]),
+    ports: { edge: port, servicesFrom: port + 1 },
+    logLevel: env["LOG_LEVEL"] ?? "info",
+  };
+}
+
+/** The deployment's settings that black-box suites need, as the running daemon has them. */
+function settingsOf(options: DaemonOptions): Record<string, string> {
+  return {
+    MONGODB_URL: options.mongodbUrl ?? "",
+    KAFKA_BROKERS: options.kafkaBrokers,
+    JWT_SECRET: options.jwtSecret,
+    EDGE_SECRET: options.edgeSecret,
+    PEER_SECRET: options.peerSecret,
+    ADMIN_EMAIL: options.settings?.ADMIN_EMAIL ?? "",
+    ADMIN_PASSWORD: options.settings?.ADMIN_PASSWORD ?? "",
+  };
+}
+
+function print(state: ClusterState, settings: Record<string, string>): void {
+  const lines: [string, string][] = [["BASE_URL", state.baseUrl ?? ""]];
+  for (const service of deployableServices) {
+    const urls = state.services?.[service.name] ?? [];
+    lines.push([`${service.name.toUpperCase()}_SERVICE_URL`, urls[0] ?? ""]);
+    urls
+      .slice(1)
+      .forEach((url, i) => lines.push([`${service.name.toUpperCase()}_${i + 2}_SERVICE_URL`, url]));
+  }
+  lines.push(...Object.entries(settings));
+  for (const [name, value] of lines) process.stdout.write(`${shellAssignment(name, value)}\n`);
+  for (const incident of state.incidents) {
+    progress(`incident: ${incident.process} ${incident.exit} at ${incident.at} (restarted)`);
+  }
+}
+
+async function up(env: NodeJS.ProcessEnv): Promise<void> {
+  await mkdir(clusterDir, { recursive: true });
+  const running = await readLivePid(pidFile, "daemon.ts");
+  let spawnedAt = 0;
+  if (running === undefined) {
+    await writeFile(optionsFile, JSON.stringify(await options(env)), { mode: 0o600 });
+    await chmod(optionsFile, 0o600);
+    const logFd = openSync(daemonLog, "a");
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "daemon.ts")], {
+        detached: true,
+        stdio: ["ignore", logFd, logFd],
+        cwd: join(import.meta.dirname, "..", ".."),
+      });
+      child.unref();
+      spawnedAt = Date.now();
+      progress(`starting (daemon pid ${child.pid ?? "?"}, log ${daemonLog})`);
+    } finally {
+      closeSync(logFd);
+    }
+  } else {
+    progress(`already running (daemon pid ${running})`);
+  }
+  const daemon = JSON.parse(await readFile(optionsFile, "utf8")) as DaemonOptions;
+  const deadline = Date.now() + startTimeoutMs;
+  for (;;) {
+    await delay(250);
+    const state = await readState();
+    if (state?.status === "ready") {
+      print(state, settingsOf(daemon));
+      return;
+    }
+    if (state?.status === "failed")
+      throw new Error(`the topology failed: ${state.error ?? `see ${daemonLog}`}`);
+    // Give a fresh daemon a moment to write its pid file before taking its absence as an exit.
+    const gone = (await readLivePid(pidFile, "daemon.ts")) === undefined;
+    if (gone && Date.now() - spawnedAt > 5_000) throw new Error(`the daemon exited; see ${daemonLog}`);
+    if (Date.now() > deadline)
+      throw new Error(`not ready within ${startTimeoutMs / 1000} s; see ${daemonLog}`);
+  }
+}
+
+async function down(): Promise<void> {
+  const pid = await readLivePid(pidFile, "daemon.ts");
+  if (pid === undefined) {
+    progress("not running");
+    return;
+  }
+  const outcome = await stopProcess(pid, 60_000);
+  progress(`stopped (daemon pid ${pid}, ${outcome})`);
+}
+
+const command = process.argv[2];
+(command === "up"
+  ? up(process.env)
+  : command === "down"
+    ? down()
+    : Promise.reject(new Error("usage: up|down"))
+).catch((error: unknown) => {
+  progress(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});
