@@ -23,6 +23,7 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
+import { ResponseMetadata, UnaryHandlerContext } from "./unary-handler-context.js";
 
 /** What a service registers: the subset of Connect's router that ServiceRoutes use. */
 export interface ServiceRegistrar {
@@ -52,14 +53,14 @@ export function createInProcessTransport(
         if (typeof impl !== "function" || method.methodKind !== "unary") continue;
         const handler = impl.bind(implementation) as UnaryHandler;
         const call: Next = async (req) => {
-          const context = new InProcessHandlerContext(req);
-          const output = await handler(req.message, context);
+          const response = new ResponseMetadata();
+          const output = await handler(req.message, new UnaryHandlerContext(req, "in-process", response));
           return {
             stream: false,
             service,
             method: req.method,
-            header: context.responseHeader,
-            trailer: context.responseTrailer,
+            header: response.header,
+            trailer: response.trailer,
             message: toMessage(method.output, output),
           } as UnaryResponse;
         };
@@ -101,46 +102,6 @@ export function createInProcessTransport(
       );
     },
   };
-}
-
-/** A handler context over the request, with response headers made only when a handler asks. */
-class InProcessHandlerContext implements HandlerContext {
-  readonly protocolName = "in-process";
-  private header: Headers | undefined;
-  private trailer: Headers | undefined;
-
-  constructor(private readonly req: UnaryRequest) {}
-
-  get service(): DescService {
-    return this.req.service;
-  }
-  get method(): DescMethod {
-    return this.req.method;
-  }
-  get requestMethod(): string {
-    return this.req.requestMethod;
-  }
-  get url(): string {
-    return this.req.url;
-  }
-  get signal(): AbortSignal {
-    return this.req.signal;
-  }
-  get requestHeader(): Headers {
-    return this.req.header;
-  }
-  get values(): HandlerContext["values"] {
-    return this.req.contextValues;
-  }
-  get responseHeader(): Headers {
-    return (this.header ??= new Headers());
-  }
-  get responseTrailer(): Headers {
-    return (this.trailer ??= new Headers());
-  }
-  timeoutMs(): undefined {
-    return undefined;
-  }
 }
 
 function toMessage(schema: DescMessage, value: unknown): unknown {
