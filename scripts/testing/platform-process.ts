@@ -7,6 +7,8 @@ import { join } from "node:path";
 
 export interface PlatformProcess {
   readonly baseUrl: string;
+  /** The services' own Connect/gRPC port (GRPC_PORT), when the platform printed it. */
+  readonly grpcUrl?: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export function startPlatformProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000)
       child.stdout.resume();
       resolve({
         baseUrl: match[1],
+        grpcUrl: /gRPC\/Connect:\s+(http:\/\/\S+)/.exec(output)?.[1],
         async stop() {
           child.kill("SIGTERM");
           await exited;
