@@ -9,16 +9,21 @@
  *      a filtered GET /api/products page, and orders placed per second (many products, and
  *      one hot product);
  *   3. events: change → notification latency in every mode, including FerretDB + Kafka, and
- *      the outbox relay's throughput onto the embedded bus and onto Kafka.
+ *      the outbox relay's throughput onto the embedded bus and onto Kafka;
+ *   4. the services' own port in embedded mode, loaded directly as Envoy will: GetProduct as
+ *      Connect JSON over HTTP/1.1 and as gRPC over h2c (h2load, from Debian's nghttp2-client),
+ *      each beside a bare Node server and the fixed-product upstream of the same protocol
+ *      (service-port-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
- * embedded, ferretdb, kafka) selects the passes.
+ * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port runs part 4 alone
+ * (about a minute).
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startChildServer } from "./child-server.js";
 import { startFerretDb } from "../infra/ferretdb.js";
 import { startPlatformProcess, type PlatformProcess } from "../testing/platform-process.js";
 import { startKafka } from "../infra/kafka.js";
@@ -27,35 +32,16 @@ import { benchEventLatency, benchRelay } from "./event-bench.js";
 import { formatResult, measure, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
 import { benchOrders } from "./order-bench.js";
+import { benchServicePort } from "./service-port-bench.js";
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8);
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
 const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb,kafka").split(",");
-const admin = { email: "admin@bench.test", password: "bench-admin-password" };
-
-function startBareServer(): Promise<Pick<PlatformProcess, "baseUrl" | "stop">> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "bare-server.ts")], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    child.stdout.once("data", (chunk: Buffer) => {
-      const url = /(http:\/\/\S+?)\/api/.exec(chunk.toString())?.[1];
-      if (url === undefined) {
-        reject(new Error(`unexpected output: ${chunk.toString()}`));
-        return;
-      }
-      resolve({
-        baseUrl: url,
-        stop: () =>
-          new Promise((done) => {
-            child.once("exit", () => done());
-            child.kill("SIGTERM");
-          }),
-      });
-    });
-    child.once("error", reject);
-  });
+const only = process.env["BENCH_ONLY"];
+if (only !== undefined && only !== "service-port") {
+  throw new Error(`BENCH_ONLY knows only "service-port", not "${only}"`);
 }
+const admin = { email: "admin@bench.test", password: "bench-admin-password" };
 
 async function json(url: string, init: RequestInit): Promise<unknown> {
   const headers = new Headers(init.headers);
@@ -89,15 +75,44 @@ async function benchProfile(baseUrl: string, mode: string): Promise<{ line: stri
   return { line: formatResult(`GET /api/users/me via edge (${mode})`, result), result };
 }
 
+function platformEnv(scratch: string, mode: string): NodeJS.ProcessEnv {
+  return {
+    DATA_DIR: join(scratch, mode),
+    JWT_SECRET: randomBytes(64).toString("base64url"),
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    LOG_LEVEL: "warn",
+  };
+}
+
+async function servicePortLines(platform: PlatformProcess): Promise<string[]> {
+  return benchServicePort({
+    edgeUrl: platform.baseUrl,
+    grpcUrl: platform.grpcUrl,
+    adminToken: await login(platform.baseUrl, admin.email, admin.password),
+    connections,
+    seconds,
+  });
+}
+
 const scratch = await mkdtemp(join(tmpdir(), "commerce-bench-"));
 const lines: string[] = [];
 try {
-  const bare = await startBareServer();
-  const ceiling = await measure({ url: `${bare.baseUrl}/`, connections, seconds });
-  await bare.stop();
-  lines.push(formatResult("bare Node http, fixed JSON", ceiling));
+  if (only === "service-port") {
+    const platform = await startPlatformProcess(platformEnv(scratch, "embedded"));
+    try {
+      lines.push(...(await servicePortLines(platform)));
+    } finally {
+      await platform.stop();
+    }
+  }
+  const bare = only === undefined ? await startChildServer("bare-server.ts") : undefined;
+  const ceiling =
+    bare === undefined ? undefined : await measure({ url: `${bare.url}/`, connections, seconds });
+  await bare?.stop();
+  if (ceiling !== undefined) lines.push(formatResult("bare Node http, fixed JSON", ceiling));
 
-  for (const mode of modes) {
+  for (const mode of ceiling === undefined ? [] : modes) {
     const ferret =
       mode === "embedded"
         ? undefined
@@ -107,11 +122,7 @@ try {
         ? await startKafka({ dataDir: join(scratch, "kafka"), log: () => undefined })
         : undefined;
     const platform = await startPlatformProcess({
-      DATA_DIR: join(scratch, mode),
-      JWT_SECRET: randomBytes(64).toString("base64url"),
-      ADMIN_EMAIL: admin.email,
-      ADMIN_PASSWORD: admin.password,
-      LOG_LEVEL: "warn",
+      ...platformEnv(scratch, mode),
       ...(ferret === undefined ? {} : { MONGODB_URL: ferret.url }),
       ...(kafka === undefined ? {} : { KAFKA_BROKERS: kafka.brokers }),
     });
@@ -124,7 +135,7 @@ try {
       await untilQuiet(platform.baseUrl, await login(platform.baseUrl, admin.email, admin.password));
       const profile = await benchProfile(platform.baseUrl, mode);
       lines.push(profile.line);
-      const ratio = (100 * profile.result.requestsPerSecond) / ceiling.requestsPerSecond;
+      const ratio = (100 * profile.result.requestsPerSecond) / (ceiling?.requestsPerSecond ?? NaN);
       lines.push(`  ratio edge / bare: ${ratio.toFixed(1)}%${mode === "embedded" ? " (target >= 30%)" : ""}`);
       const adminToken = await login(platform.baseUrl, admin.email, admin.password);
       const catalog = await benchCatalog(platform.baseUrl, adminToken, {
@@ -134,7 +145,7 @@ try {
         ...(mode === "ferretdb" ? { products: 200 } : {}),
       });
       lines.push(...catalog.lines);
-      const byIdRatio = (100 * catalog.byId.requestsPerSecond) / ceiling.requestsPerSecond;
+      const byIdRatio = (100 * catalog.byId.requestsPerSecond) / (ceiling?.requestsPerSecond ?? NaN);
       lines.push(
         `  ratio product-by-id / bare: ${byIdRatio.toFixed(1)}%${mode === "embedded" ? " (target >= 35%)" : ""}`,
       );
@@ -145,6 +156,7 @@ try {
         ...(mode === "ferretdb" ? { products: 200 } : {}),
       });
       lines.push(...orders);
+      if (mode === "embedded") lines.push("", ...(await servicePortLines(platform)));
     } finally {
       await platform.stop();
       await Promise.all([ferret?.stop(), kafka?.stop()]);

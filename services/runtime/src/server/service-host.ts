@@ -1,7 +1,8 @@
 /**
  * Hosts one or more Connect services: the same routes and interceptors serve a socket
- * (Connect, gRPC and gRPC-Web over h2c and HTTP/1.1) and, in embedded mode, an in-process
- * transport that the local edge and the other services call without a network hop.
+ * (Connect, gRPC and gRPC-Web over h2c and HTTP/1.1; unary Connect and gRPC calls on a short
+ * path of our own, everything else through Connect's Node adapter) and, in embedded mode, an
+ * in-process transport that the local edge and the other services call without a network hop.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor, Transport } from "@connectrpc/connect";
@@ -19,6 +20,7 @@ import {
   type DualResponse,
 } from "./dual-protocol-server.js";
 import { registerHealthService } from "./health-service.js";
+import { createUnaryRpcHandler } from "./unary-rpc-handler.js";
 import { createInProcessTransport, type ServiceRegistrar } from "../transport/in-process-transport.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 
@@ -62,12 +64,18 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     registerHealthService(router, serviceNames, options.isReady);
   };
   const shutdown = new AbortController();
-  const handler = connectNodeAdapter({
+  const handler = createUnaryRpcHandler({
     routes,
     interceptors,
     readMaxBytes: options.maxBodyBytes,
     shutdownSignal: shutdown.signal,
-    fallback: (req, res) => probe(req, res, options.isReady),
+    fallback: connectNodeAdapter({
+      routes,
+      interceptors,
+      readMaxBytes: options.maxBodyBytes,
+      shutdownSignal: shutdown.signal,
+      fallback: (req, res) => probe(req, res, options.isReady),
+    }),
   });
   const transport = createInProcessTransport(routes, interceptors, shutdown.signal);
   let server: DualProtocolServer | undefined;

@@ -25,6 +25,7 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
+import { ResponseMetadata, UnaryHandlerContext } from "./unary-handler-context.js";
 
 /** What a service registers: the subset of Connect's router that ServiceRoutes use. */
 export interface ServiceRegistrar {
@@ -40,6 +41,8 @@ export function createInProcessTransport(
   shutdownSignal?: AbortSignal,
 ): Transport {
   const chains = new Map<DescMethod, Next>();
+  /** The deadline (epoch ms) of each call's signal, for `HandlerContext.timeoutMs()`. */
+  const deadlines = new WeakMap<AbortSignal, number>();
   register({
     service(service, implementation) {
       for (const method of service.methods) {
@@ -47,14 +50,15 @@ export function createInProcessTransport(
         if (typeof impl !== "function" || method.methodKind !== "unary") continue;
         const handler = impl.bind(implementation) as UnaryHandler;
         const call: Next = async (req) => {
-          const context = new InProcessHandlerContext(req, deadlines.get(req.signal));
+          const response = new ResponseMetadata();
+          const context = new UnaryHandlerContext(req, "in-process", response, deadlines.get(req.signal));
           const output = await handler(req.message, context);
           return {
             stream: false,
             service,
             method: req.method,
-            header: context.responseHeader,
-            trailer: context.responseTrailer,
+            header: response.header,
+            trailer: response.trailer,
             message: toMessage(method.output, output),
           } as UnaryResponse;
         };
@@ -66,9 +70,6 @@ export function createInProcessTransport(
       }
     },
   });
-
-  /** The deadline (epoch ms) of each call's signal, for `HandlerContext.timeoutMs()`. */
-  const deadlines = new WeakMap<AbortSignal, number>();
 
   return {
     async unary(method, signal, timeoutMs, header, input, contextValues) {
@@ -105,49 +106,6 @@ export function createInProcessTransport(
       );
     },
   };
-}
-
-/** A handler context over the request, with response headers made only when a handler asks. */
-class InProcessHandlerContext implements HandlerContext {
-  readonly protocolName = "in-process";
-  private header: Headers | undefined;
-  private trailer: Headers | undefined;
-
-  constructor(
-    private readonly req: UnaryRequest,
-    private readonly deadline: number | undefined,
-  ) {}
-
-  get service(): DescService {
-    return this.req.service;
-  }
-  get method(): DescMethod {
-    return this.req.method;
-  }
-  get requestMethod(): string {
-    return this.req.requestMethod;
-  }
-  get url(): string {
-    return this.req.url;
-  }
-  get signal(): AbortSignal {
-    return this.req.signal;
-  }
-  get requestHeader(): Headers {
-    return this.req.header;
-  }
-  get values(): HandlerContext["values"] {
-    return this.req.contextValues;
-  }
-  get responseHeader(): Headers {
-    return (this.header ??= new Headers());
-  }
-  get responseTrailer(): Headers {
-    return (this.trailer ??= new Headers());
-  }
-  timeoutMs(): number | undefined {
-    return this.deadline === undefined ? undefined : this.deadline - Date.now();
-  }
 }
 
 function toMessage(schema: DescMessage, value: unknown): unknown {

@@ -1,0 +1,37 @@
+/**
+ * Starts one of the bench's reference servers (bare-server.ts, fixed-product-upstream.ts) as a
+ * child process and learns its URL from the first line it prints.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+
+export interface ChildServer {
+  /** The URL the server printed, without a trailing path. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export function startChildServer(script: string, args: readonly string[] = []): Promise<ChildServer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, script), ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    child.stdout.once("data", (chunk: Buffer) => {
+      const url = /(http:\/\/[\d.]+:\d+)/.exec(chunk.toString())?.[1];
+      if (url === undefined) {
+        child.kill("SIGKILL");
+        reject(new Error(`${script} printed no URL: ${chunk.toString()}`));
+        return;
+      }
+      resolve({
+        url,
+        stop: () =>
+          new Promise((done) => {
+            child.once("exit", () => done());
+            child.kill("SIGTERM");
+          }),
+      });
+    });
+    child.once("error", reject);
+  });
+}
