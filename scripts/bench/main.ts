@@ -11,13 +11,17 @@
  *   3. events: change → notification latency in every mode, including FerretDB + Kafka, and
  *      the outbox relay's throughput onto the embedded bus and onto Kafka;
  *   4. the services' own port in embedded mode, loaded directly as Envoy will: GetProduct as
- *      Connect JSON over HTTP/1.1 and as gRPC over h2c (h2load, from Debian's nghttp2-client),
- *      each beside a bare Node server and the fixed-product upstream of the same protocol
- *      (service-port-bench.ts).
+ *      Connect JSON over HTTP/1.1 and as gRPC over h2c (h2load, from Debian's nghttp2-client,
+ *      when installed), each beside a bare Node server and the fixed-product upstream of the
+ *      same protocol (service-port-bench.ts);
+ *   5. GET /api/products/{id} through Envoy to the Product service's own process, through the
+ *      same Envoy route to the fixed-product upstream, and through the local edge in embedded
+ *      mode, beside the bare server (envoy-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
- * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port runs part 4 alone
- * (about a minute).
+ * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port or BENCH_ONLY=envoy
+ * runs part 4 or part 5 alone (about a minute each); BENCH_ENVOY_WORKERS sets Envoy's worker
+ * threads for part 5 (default 1).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -28,6 +32,7 @@ import { startFerretDb } from "../infra/ferretdb.js";
 import { startPlatformProcess, type PlatformProcess } from "../testing/platform-process.js";
 import { startKafka } from "../infra/kafka.js";
 import { benchCatalog } from "./catalog-bench.js";
+import { benchEnvoy } from "./envoy-bench.js";
 import { benchEventLatency, benchRelay } from "./event-bench.js";
 import { formatResult, measure, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
@@ -38,8 +43,9 @@ const seconds = Number(process.env["BENCH_SECONDS"] ?? 8);
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
 const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb,kafka").split(",");
 const only = process.env["BENCH_ONLY"];
-if (only !== undefined && only !== "service-port") {
-  throw new Error(`BENCH_ONLY knows only "service-port", not "${only}"`);
+const envoyWorkers = Number(process.env["BENCH_ENVOY_WORKERS"] ?? 1);
+if (only !== undefined && only !== "service-port" && only !== "envoy") {
+  throw new Error(`BENCH_ONLY knows "service-port" and "envoy", not "${only}"`);
 }
 const admin = { email: "admin@bench.test", password: "bench-admin-password" };
 
@@ -106,13 +112,30 @@ try {
       await platform.stop();
     }
   }
-  const bare = only === undefined ? await startChildServer("bare-server.ts") : undefined;
+  const bare = only !== "service-port" ? await startChildServer("bare-server.ts") : undefined;
   const ceiling =
     bare === undefined ? undefined : await measure({ url: `${bare.url}/`, connections, seconds });
   await bare?.stop();
-  if (ceiling !== undefined) lines.push(formatResult("bare Node http, fixed JSON", ceiling));
+  if (only !== "envoy" && ceiling !== undefined)
+    lines.push(formatResult("bare Node http, fixed JSON", ceiling));
+  if (only === undefined || only === "envoy") {
+    const kafka = await startKafka({ dataDir: join(scratch, "kafka-envoy"), log: () => undefined });
+    try {
+      const envoyLines = await benchEnvoy({
+        kafkaBrokers: kafka.brokers,
+        scratch,
+        connections,
+        seconds,
+        envoyConcurrency: envoyWorkers,
+        bare: ceiling,
+      });
+      lines.push(...(only === undefined ? ["", ...envoyLines, ""] : envoyLines));
+    } finally {
+      await kafka.stop();
+    }
+  }
 
-  for (const mode of ceiling === undefined ? [] : modes) {
+  for (const mode of ceiling === undefined || only !== undefined ? [] : modes) {
     const ferret =
       mode === "embedded"
         ? undefined

@@ -31,6 +31,8 @@ export interface ClusterOptions {
   /** Values of the settings services own (ADMIN_EMAIL, JWT_TTL, PAYMENT_CURRENCY, ...). */
   readonly settings?: Readonly<Partial<Record<OwnedSetting, string>>>;
   readonly replicas?: Readonly<Partial<Record<ServiceName, number>>>;
+  /** Only these services (each with its peers); every deployable one when unset. */
+  readonly services?: readonly ServiceName[];
   /**
    * Fixed ports (the shared topology of `cluster:up`): Envoy's, then one per replica from
    * `servicesFrom` on; free ones are picked otherwise.
@@ -73,7 +75,9 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   try {
     envoy = await startEnvoyProcess({
       upstreams: new Map(
-        deployableServices.map((s) => [s.name, services.urlsOf(s.name).map((url) => hostPortOf(url))]),
+        deployableServices
+          .filter((s) => services.urlsOf(s.name).length > 0)
+          .map((s) => [s.name, services.urlsOf(s.name).map((url) => hostPortOf(url))]),
       ),
       secrets: { jwtSecret: options.jwtSecret, edgeSecret: options.edgeSecret },
       port: options.ports?.edge ?? 0,
@@ -107,17 +111,25 @@ export async function startServices(options: ClusterOptions): Promise<RunningSer
   build();
   await mkdir(join(options.stateDir, "logs"), { recursive: true });
   const replicasOf = (service: ServiceName): number => options.replicas?.[service] ?? 1;
-  if (options.mongodbUrl === undefined && deployableServices.some((s) => replicasOf(s.name) > 1)) {
+  if (options.mongodbUrl === undefined && Object.values(options.replicas ?? {}).some((n) => n > 1)) {
     throw new Error("replicas of a service share its database: set MONGODB_URL");
   }
 
-  const total = deployableServices.reduce((n, s) => n + replicasOf(s.name), 0);
+  const deployed = deployableServices.filter((s) => options.services?.includes(s.name) ?? true);
+  for (const service of deployed) {
+    for (const peer of Object.values(service.peers)) {
+      if (peer !== undefined && !deployed.some((s) => s.name === peer)) {
+        throw new Error(`${service.name} calls ${peer}: deploy it too`);
+      }
+    }
+  }
+  const total = deployed.reduce((n, s) => n + replicasOf(s.name), 0);
   const ports =
     options.ports === undefined
       ? await freePorts(total)
       : Array.from({ length: total }, (_, i) => (options.ports?.servicesFrom ?? 0) + i);
   const instances: ServiceInstance[] = [];
-  for (const service of deployableServices) {
+  for (const service of deployed) {
     for (let replica = 1; replica <= replicasOf(service.name); replica++) {
       const port = ports[instances.length] ?? 0;
       instances.push({

@@ -2,6 +2,12 @@ import { expect } from "chai";
 import { adminLogin, registeredUser, type TestUser } from "./support/accounts.js";
 import { api, type ApiResponse } from "./support/api.js";
 import { createdProduct } from "./support/catalog.js";
+import {
+  allNotifications,
+  awaitMyNotification,
+  awaitOwnedNotification,
+  myNotifications,
+} from "./support/notifications.js";
 
 interface Placed {
   orderId: string;
@@ -460,6 +466,33 @@ describe("Order: concurrent buyers of a scarce product", function () {
     }
     expect(await stockOf(pen)).to.equal(0);
     for (const { orderId, buyer } of won) expect(await myOrderIds(buyer)).to.deep.equal([orderId]);
+  });
+
+  it("applies every event of the race once: one ORDER_PLACED notice per sale, one out-of-stock notice", async () => {
+    expect(won).to.have.length(stock);
+    // Notifications come through the event bus, so wait for every expected one, then count: a
+    // second copy of an event (a duplicate publication under another id, or an effect applied
+    // twice by two replicas) would show up as a second notice.
+    for (const { orderId, buyer } of won) {
+      await awaitMyNotification(buyer.token, `ORDER_PLACED for ${orderId}`, (n) =>
+        n.message.includes(orderId),
+      );
+    }
+    const outOfStock = (n: { eventType: string; message: string }): boolean =>
+      n.eventType === "PRODUCT_STOCK_UPDATED" && n.message.includes(`(${pen})`);
+    await awaitOwnedNotification(admin, `out of stock: ${pen}`, outOfStock);
+    for (const { orderId, buyer } of won) {
+      const notices = await myNotifications(buyer.token);
+      expect(notices.filter((n) => n.eventType === "ORDER_PLACED").map((n) => n.message)).to.deep.equal([
+        `Your order ${orderId} for ₹19.99 has been placed.`,
+      ]);
+    }
+    const winners = new Set(won.map(({ buyer }) => buyer.email));
+    for (const loser of buyers.filter((b) => !winners.has(b.email))) {
+      const notices = await myNotifications(loser.token);
+      expect(notices.filter((n) => n.eventType === "ORDER_PLACED")).to.deep.equal([]);
+    }
+    expect((await allNotifications(admin, "size=100")).filter(outOfStock)).to.have.length(1);
   });
 
   it("returns exactly k units when k of those orders are cancelled, and sells them again", async () => {

@@ -114,16 +114,36 @@ describe("createUnaryRpcHandler (through the service host)", () => {
 
       it("aborts the handler's signal at the caller's deadline", async () => {
         abortReasons.length = 0;
+        // The deadline is only sent, not kept by the client (which would cancel at the same
+        // instant and race the server): the server's own timer must end the call.
+        const deadline = name.startsWith("Connect")
+          ? { "connect-timeout-ms": "50" }
+          : { "grpc-timeout": "50m" };
         const error = await createClient(ProductService, transport())
-          .getProduct({ productId: "slow" }, { timeoutMs: 50 })
+          .getProduct({ productId: "slow" }, { headers: deadline })
           .then(
             () => undefined,
             (e: unknown) => ConnectError.from(e),
           );
         expect(error?.code).to.equal(Code.DeadlineExceeded);
-        // The client gives up at its deadline by itself: the server's own timer must fire too.
         while (abortReasons.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
         expect(ConnectError.from(abortReasons[0]).code).to.equal(Code.DeadlineExceeded);
+      });
+
+      it("aborts the handler's signal when the client cancels", async () => {
+        abortReasons.length = 0;
+        const caller = new AbortController();
+        const call = createClient(ProductService, transport())
+          .getProduct({ productId: "slow" }, { signal: caller.signal })
+          .then(
+            () => undefined,
+            (e: unknown) => ConnectError.from(e),
+          );
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        caller.abort();
+        expect((await call)?.code).to.equal(Code.Canceled);
+        while (abortReasons.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(ConnectError.from(abortReasons[0]).code).to.equal(Code.Canceled);
       });
     });
   }
