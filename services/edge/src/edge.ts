@@ -16,6 +16,7 @@ import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { userEmailHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
+import { createDeadlineSweeper, setSignalDeadline } from "@commerce/runtime/transport/deadline-sweeper.js";
 import type {
   DualRequest,
   DualRequestHandler,
@@ -75,6 +76,7 @@ export function createEdge(options: EdgeOptions): Edge {
   const routes = createRouteTable(options.services);
   const transports = new Map(options.services.map((s) => [s, options.transportFor(s)]));
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const callSignal = createCallSignals();
 
   async function serve(req: DualRequest, res: DualResponse): Promise<void> {
     const target = req.url ?? "/";
@@ -144,14 +146,9 @@ export function createEdge(options: EdgeOptions): Edge {
 
     const transport = transports.get(route.service);
     if (transport === undefined) throw new Error(`no transport for ${route.service.typeName}`);
-    // The client leaving before its answer cancels the call upstream, as Envoy does.
-    const clientGone = new AbortController();
-    const onClose = (): void => {
-      if (!res.writableFinished) clientGone.abort();
-    };
-    res.once("close", onClose);
+    const call = callSignal(req, timeoutMs);
     try {
-      const response = await transport.unary(route.method, clientGone.signal, timeoutMs, header, input);
+      const response = await transport.unary(route.method, call.signal, timeoutMs, header, input);
       sendSuccess(res, route, toJson(route.method.output, response.message, { alwaysEmitImplicit: true }));
     } catch (error) {
       const connectError = ConnectError.from(error);
@@ -163,7 +160,7 @@ export function createEdge(options: EdgeOptions): Edge {
       }
       if (!res.destroyed) sendError(res, errorBodyFromConnectError(connectError));
     } finally {
-      res.off("close", onClose);
+      call.done();
     }
   }
 
@@ -175,6 +172,47 @@ export function createEdge(options: EdgeOptions): Edge {
     });
   };
   return { handler, routes };
+}
+
+/**
+ * The signal of one upstream call: aborted when the client goes away before its answer (which
+ * cancels the call upstream, as Envoy does) or when the deadline passes. Its owner aborts it at
+ * the deadline, so a callee can use it as is (docs/decisions.md, "Deadlines and cancellation").
+ *
+ * On HTTP/1.1 a client is its connection, which carries request after request, one at a time:
+ * the connection keeps one signal until something aborts it, and each request only arms its
+ * deadline on it. An AbortSignal per request was a third of the edge's cost. HTTP/2 clients can
+ * cancel one stream and keep the connection, so there each request gets its own.
+ */
+interface CallSignal {
+  readonly signal: AbortSignal;
+  /** The call is over: its deadline no longer applies. */
+  done(): void;
+}
+
+function createCallSignals(): (req: DualRequest, timeoutMs: number) => CallSignal {
+  const deadlines = createDeadlineSweeper();
+  const perConnection = new WeakMap<object, AbortController>();
+  const clientGone = (): ConnectError => new ConnectError("the client went away", Code.Canceled);
+  return (req, timeoutMs) => {
+    const http1 = req.httpVersionMajor === 1;
+    let controller = http1 ? perConnection.get(req.socket) : undefined;
+    if (controller === undefined || controller.signal.aborted) {
+      const created = new AbortController();
+      controller = created;
+      (http1 ? req.socket : req).once("close", () => {
+        created.abort(clientGone());
+      });
+      if (http1) perConnection.set(req.socket, created);
+    }
+    const owner = controller;
+    const at = Date.now() + timeoutMs;
+    setSignalDeadline(owner.signal, at);
+    const armed = deadlines.arm(at, () => {
+      owner.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded));
+    });
+    return { signal: owner.signal, done: () => armed.disarm() };
+  };
 }
 
 /** Kubernetes probes of the edge itself: `/healthz` (alive) and `/readyz` (can serve). */

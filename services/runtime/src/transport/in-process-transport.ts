@@ -25,6 +25,7 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
+import { createDeadlineSweeper, setSignalDeadline, signalDeadline, type Armed } from "./deadline-sweeper.js";
 import { ResponseMetadata, UnaryHandlerContext } from "./unary-handler-context.js";
 
 /** What a service registers: the subset of Connect's router that ServiceRoutes use. */
@@ -41,8 +42,7 @@ export function createInProcessTransport(
   shutdownSignal?: AbortSignal,
 ): Transport {
   const chains = new Map<DescMethod, Next>();
-  /** The deadline (epoch ms) of each call's signal, for `HandlerContext.timeoutMs()`. */
-  const deadlines = new WeakMap<AbortSignal, number>();
+  const inFlight = new CallsInFlight(shutdownSignal);
   register({
     service(service, implementation) {
       for (const method of service.methods) {
@@ -51,7 +51,7 @@ export function createInProcessTransport(
         const handler = impl.bind(implementation) as UnaryHandler;
         const call: Next = async (req) => {
           const response = new ResponseMetadata();
-          const context = new UnaryHandlerContext(req, "in-process", response, deadlines.get(req.signal));
+          const context = new UnaryHandlerContext(req, "in-process", response, signalDeadline(req.signal));
           const output = await handler(req.message, context);
           return {
             stream: false,
@@ -80,8 +80,7 @@ export function createInProcessTransport(
           Code.Unimplemented,
         );
       }
-      const call = startCall(signal, timeoutMs, shutdownSignal);
-      if (timeoutMs !== undefined) deadlines.set(call.signal, Date.now() + timeoutMs);
+      const call = inFlight.start(signal, timeoutMs);
       try {
         const response = chain({
           stream: false,
@@ -97,7 +96,7 @@ export function createInProcessTransport(
         } as UnaryRequest);
         return (await call.race(response)) as never;
       } finally {
-        call.end();
+        inFlight.end(call);
       }
     },
     stream() {
@@ -112,67 +111,122 @@ function toMessage(schema: DescMessage, value: unknown): unknown {
   return isMessage(value, schema) ? value : create(schema, value as never);
 }
 
-interface Call {
-  /** Aborted by the caller's signal, the deadline or the shutdown, whichever comes first. */
-  readonly signal: AbortSignal;
-  /** Settles with `work`, or rejects as soon as the signal aborts. */
-  race<T>(work: Promise<T>): Promise<T>;
-  /** Detaches from the caller's and the shutdown signal and stops the deadline timer. */
-  end(): void;
+/**
+ * The calls in flight of one transport. Shutdown and deadlines reach them from here: one
+ * listener on the shutdown signal and one deadline sweeper serve every call, because a listener
+ * on an EventTarget and a timer per call were a measurable part of an in-process call.
+ */
+class CallsInFlight {
+  private readonly calls = new Set<Call>();
+  private readonly deadlines = createDeadlineSweeper();
+  private shuttingDown = false;
+
+  constructor(shutdownSignal: AbortSignal | undefined) {
+    const shutDown = (): void => {
+      this.shuttingDown = true;
+      for (const call of this.calls) call.abort(shutdownError());
+    };
+    if (shutdownSignal?.aborted === true) shutDown();
+    else shutdownSignal?.addEventListener("abort", shutDown, { once: true });
+  }
+
+  /** A call, already failed when the transport is shutting down or its deadline is past. */
+  start(callerSignal: AbortSignal | undefined, timeoutMs: number | undefined): Call {
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    const callerDeadline = callerSignal === undefined ? undefined : signalDeadline(callerSignal);
+    // The caller's own signal will do when it ends no later than this call must: its owner
+    // aborts it at that deadline, and it carries the client's abort already.
+    const reuse =
+      callerSignal !== undefined &&
+      (deadline === undefined || (callerDeadline !== undefined && callerDeadline <= deadline));
+    const call = new Call(callerSignal, reuse);
+    this.calls.add(call);
+    if (!reuse && deadline !== undefined) {
+      setSignalDeadline(call.signal, deadline);
+      call.armed = this.deadlines.arm(deadline, () => {
+        call.abort(deadlineError());
+      });
+    }
+    if (this.shuttingDown) call.abort(shutdownError());
+    else if (deadline !== undefined && deadline <= Date.now()) call.abort(deadlineError());
+    return call;
+  }
+
+  end(call: Call): void {
+    call.detach();
+    call.armed?.disarm();
+    this.calls.delete(call);
+  }
 }
 
-/** One AbortController per call, linked to its causes; the reason is what the caller gets. */
-function startCall(
-  callerSignal: AbortSignal | undefined,
-  timeoutMs: number | undefined,
-  shutdownSignal: AbortSignal | undefined,
-): Call {
-  const controller = new AbortController();
-  const onCallerAbort = (): void =>
-    controller.abort(new ConnectError("the call was cancelled by its caller", Code.Canceled));
-  const onShutdown = (): void =>
-    controller.abort(new ConnectError("the service is shutting down", Code.Unavailable));
-  if (callerSignal?.aborted === true) onCallerAbort();
-  else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
-  if (shutdownSignal?.aborted === true) onShutdown();
-  else shutdownSignal?.addEventListener("abort", onShutdown, { once: true });
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(
-          () => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)),
-          Math.max(0, timeoutMs),
-        );
-  const signal = controller.signal;
-  return {
-    signal,
-    race(work) {
-      if (signal.aborted) {
-        work.catch(() => undefined); // settles unobserved: the caller has its answer already
-        return Promise.reject(signal.reason as Error);
-      }
-      return new Promise((resolve, reject) => {
-        const onAbort = (): void => {
-          work.catch(() => undefined);
-          reject(signal.reason as Error);
-        };
-        signal.addEventListener("abort", onAbort, { once: true });
-        work.then(
-          (value) => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(value);
-          },
-          (error: unknown) => {
-            signal.removeEventListener("abort", onAbort);
-            reject(ConnectError.from(error));
-          },
-        );
-      });
-    },
-    end() {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener("abort", onCallerAbort);
-      shutdownSignal?.removeEventListener("abort", onShutdown);
-    },
+const shutdownError = (): ConnectError => new ConnectError("the service is shutting down", Code.Unavailable);
+const deadlineError = (): ConnectError => new ConnectError("the operation timed out", Code.DeadlineExceeded);
+
+/**
+ * One call's cancellation. The handler gets the caller's own signal when that signal already
+ * ends no later than the call's deadline (the edge's signals, and a service passing its request's
+ * signal on to a peer); otherwise one AbortController joins the caller's signal, the deadline and
+ * the shutdown. Either way the caller gets its answer as soon as a cause fires, even if the
+ * handler has not noticed yet.
+ */
+class Call {
+  private readonly controller: AbortController | undefined;
+  readonly signal: AbortSignal;
+  armed: Armed | undefined;
+  private rejectRace: ((reason: Error) => void) | undefined;
+  private settled = false;
+  private readonly onCallerAbort = (): void => {
+    this.abort(toCallError(this.callerSignal?.reason));
   };
+
+  constructor(
+    private readonly callerSignal: AbortSignal | undefined,
+    reuseCallerSignal: boolean,
+  ) {
+    if (reuseCallerSignal && callerSignal !== undefined) {
+      this.controller = undefined;
+      this.signal = callerSignal;
+    } else {
+      this.controller = new AbortController();
+      this.signal = this.controller.signal;
+    }
+    if (callerSignal?.aborted === true) this.onCallerAbort();
+    else callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
+  }
+
+  abort(reason: ConnectError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.controller?.abort(reason);
+    this.rejectRace?.(reason);
+  }
+
+  /** Settles with `work`, or rejects as soon as a cause fires. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.settled || this.signal.aborted) {
+      work.catch(() => undefined); // settles unobserved: the caller has its answer already
+      return Promise.reject(toCallError(this.signal.reason));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.rejectRace = (reason) => {
+        work.catch(() => undefined);
+        reject(reason);
+      };
+      work.then(resolve, (error: unknown) => {
+        reject(ConnectError.from(error));
+      });
+    });
+  }
+
+  /** Stops listening to the caller's signal. */
+  detach(): void {
+    this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
+  }
+}
+
+/** What a call fails with when its signal aborted: the reason when it is one, else CANCELED. */
+function toCallError(reason: unknown): ConnectError {
+  return reason instanceof ConnectError
+    ? reason
+    : new ConnectError("the call was cancelled by its caller", Code.Canceled);
 }

@@ -1,0 +1,55 @@
+/**
+ * Deadlines without a timer per call: calls register the time they expire, and one interval
+ * timer (running only while something is registered) expires them. A timer and an
+ * AbortController per call were a third of an in-process call's cost (docs/decisions.md,
+ * "Deadlines and cancellation"); expiring up to `intervalMs` late is nothing against deadlines of
+ * seconds.
+ */
+export interface DeadlineSweeper {
+  /** Calls `expire` once `at` (epoch ms) has passed, unless the returned disarm ran first. */
+  arm(at: number, expire: () => void): Armed;
+}
+
+export interface Armed {
+  disarm(): void;
+}
+
+export function createDeadlineSweeper(intervalMs = 25): DeadlineSweeper {
+  const armed = new Set<{ readonly at: number; readonly expire: () => void }>();
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = (): void => {
+    const now = Date.now();
+    for (const entry of armed) {
+      if (entry.at > now) continue;
+      armed.delete(entry);
+      entry.expire();
+    }
+    if (armed.size === 0) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  return {
+    arm(at, expire) {
+      const entry = { at, expire };
+      armed.add(entry);
+      timer ??= setInterval(sweep, intervalMs).unref();
+      return { disarm: () => armed.delete(entry) };
+    },
+  };
+}
+
+/**
+ * Signals whose owner aborts them at a known deadline (epoch ms): a callee that receives one with
+ * a deadline no later than its own can use it as is instead of joining it with a timer of its
+ * own (the edge's signals; see services/edge/src/edge.ts and transport/in-process-transport.ts).
+ */
+const signalDeadlines = new WeakMap<AbortSignal, number>();
+
+export function setSignalDeadline(signal: AbortSignal, at: number): void {
+  signalDeadlines.set(signal, at);
+}
+
+export function signalDeadline(signal: AbortSignal): number | undefined {
+  return signalDeadlines.get(signal);
+}
