@@ -12,6 +12,7 @@
  */
 import { toJson, type DescService, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
+import { setMaxListeners } from "node:events";
 import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { userEmailHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
@@ -199,6 +200,8 @@ function createCallSignals(): (req: DualRequest, timeoutMs: number) => CallSigna
     let controller = http1 ? perConnection.get(req.socket) : undefined;
     if (controller === undefined || controller.signal.aborted) {
       const created = new AbortController();
+      // Each call on the connection, and each store operation of it, listens while it runs.
+      setMaxListeners(0, created.signal);
       controller = created;
       (http1 ? req.socket : req).once("close", () => {
         created.abort(clientGone());

@@ -7,6 +7,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor, Transport } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { setMaxListeners } from "node:events";
 import { createAccessInterceptor } from "../access/access-interceptor.js";
 import { createErrorInterceptor } from "../errors/error-interceptor.js";
 import type { RequestTrust } from "../identity/request-trust.js";
@@ -64,6 +65,8 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     registerHealthService(router, serviceNames, options.isReady);
   };
   const shutdown = new AbortController();
+  // Every call in flight listens to it until it ends: no listener limit applies.
+  setMaxListeners(0, shutdown.signal);
   const handler = createUnaryRpcHandler({
     routes,
     interceptors,
