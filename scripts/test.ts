@@ -6,7 +6,7 @@
  *   3. the production build: `npm ci --omit=dev` in a copy of the build output, then one
  *      service started with plain node;
  *   4. the Envoy configuration generator and the Envoy edge's own concerns (a real Envoy,
- *      fetched and cached on first use);
+ *      fetched and cached on first use), and the topology's process supervision;
  *   5. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
  *      service-port suite against its services' port), on FerretDB with the embedded bus, and
  *      on FerretDB with Kafka;
@@ -66,8 +66,9 @@ try {
   await step("production build", bin("mocha"), ["scripts/testing/production-build.spec.ts"], {
     KAFKA_BROKERS: kafka.brokers,
   });
-  await step("Envoy configuration and edge", bin("mocha"), [
+  await step("Envoy configuration and edge, topology supervision", bin("mocha"), [
     "scripts/envoy/**/*.spec.ts",
+    "scripts/cluster/**/*.spec.ts",
     "test/envoy/**/*.spec.ts",
   ]);
 

@@ -4,6 +4,7 @@
  */
 import { ConfigError } from "@commerce/runtime/config/env-reader.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
+import { shutdownOnSignals } from "@commerce/runtime/server/shutdown-on-signals.js";
 import { loadEmbeddedConfig } from "./embedded-config.js";
 import { startPlatform } from "./embedded-platform.js";
 
@@ -33,22 +34,7 @@ async function main(): Promise<void> {
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
-
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down");
-    platform.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+  shutdownOnSignals(logger, () => platform.close());
 }
 
 main().catch((error: unknown) => {

@@ -22,6 +22,7 @@ import { systemClock } from "../time/wall-clock.js";
 import { withCredential } from "../transport/credential-transport.js";
 import { createRoutingTransport } from "../transport/routing-transport.js";
 import { createServiceHost } from "./service-host.js";
+import { shutdownOnSignals } from "./shutdown-on-signals.js";
 import type { ServiceContext, ServiceModule } from "./service-module.js";
 import { join } from "node:path";
 
@@ -114,25 +115,11 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
   logger.info({ port }, `${spec.name} service ready`);
   process.stdout.write(`${spec.name} service listening on http://${processSettings.host}:${port}\n`);
 
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
+  shutdownOnSignals(logger, async () => {
     ready = false;
-    logger.info({ signal }, "shutting down");
-    (async () => {
-      await host.close(shutdownGraceMs);
-      await module.stop();
-      await bus.close();
-      await stores.close();
-    })().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+    await host.close(shutdownGraceMs);
+    await module.stop();
+    await bus.close();
+    await stores.close();
+  });
 }
