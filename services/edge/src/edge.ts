@@ -17,7 +17,12 @@ import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { userEmailHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
-import { createDeadlineSweeper, setSignalDeadline } from "@commerce/runtime/transport/deadline-sweeper.js";
+import {
+  createDeadlineSweeper,
+  setSignalDeadline,
+  type Armed,
+  type DeadlineSweeper,
+} from "@commerce/runtime/transport/deadline-sweeper.js";
 import type {
   DualRequest,
   DualRequestHandler,
@@ -185,16 +190,9 @@ export function createEdge(options: EdgeOptions): Edge {
  * deadline on it. An AbortSignal per request was a third of the edge's cost. HTTP/2 clients can
  * cancel one stream and keep the connection, so there each request gets its own.
  */
-interface CallSignal {
-  readonly signal: AbortSignal;
-  /** The call is over: its deadline no longer applies. */
-  done(): void;
-}
-
 function createCallSignals(): (req: DualRequest, timeoutMs: number) => CallSignal {
   const deadlines = createDeadlineSweeper();
   const perConnection = new WeakMap<object, AbortController>();
-  const clientGone = (): ConnectError => new ConnectError("the client went away", Code.Canceled);
   return (req, timeoutMs) => {
     const http1 = req.httpVersionMajor === 1;
     let controller = http1 ? perConnection.get(req.socket) : undefined;
@@ -204,18 +202,36 @@ function createCallSignals(): (req: DualRequest, timeoutMs: number) => CallSigna
       setMaxListeners(0, created.signal);
       controller = created;
       (http1 ? req.socket : req).once("close", () => {
-        created.abort(clientGone());
+        created.abort(new ConnectError("the client went away", Code.Canceled));
       });
       if (http1) perConnection.set(req.socket, created);
     }
-    const owner = controller;
     const at = Date.now() + timeoutMs;
-    setSignalDeadline(owner.signal, at);
-    const armed = deadlines.arm(at, () => {
-      owner.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded));
-    });
-    return { signal: owner.signal, done: () => armed.disarm() };
+    setSignalDeadline(controller.signal, at);
+    return new CallSignal(controller, deadlines, at);
   };
+}
+
+/** One call's signal and its armed deadline; a class rather than closures, one per request. */
+class CallSignal {
+  readonly signal: AbortSignal;
+  private readonly armed: Armed;
+
+  constructor(
+    private readonly controller: AbortController,
+    deadlines: DeadlineSweeper,
+    at: number,
+  ) {
+    this.signal = controller.signal;
+    this.armed = deadlines.arm(at, () => {
+      this.controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded));
+    });
+  }
+
+  /** The call is over: its deadline no longer applies. */
+  done(): void {
+    this.armed.disarm();
+  }
 }
 
 /** Kubernetes probes of the edge itself: `/healthz` (alive) and `/readyz` (can serve). */

@@ -85,6 +85,8 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     brokers: infra.kafkaBrokers ?? [],
     clientId: `commerce-${spec.name}`,
     partitions: infra.kafkaPartitions,
+    // Only the topics it publishes to or consumes, each created when first used.
+    topics: [],
     logger: logger.child({ component: "kafka" }),
   });
 

@@ -15,7 +15,7 @@ export interface Armed {
 }
 
 export function createDeadlineSweeper(intervalMs = 25): DeadlineSweeper {
-  const armed = new Set<{ readonly at: number; readonly expire: () => void }>();
+  const armed = new Set<ArmedDeadline>();
   let timer: NodeJS.Timeout | undefined;
   const sweep = (): void => {
     const now = Date.now();
@@ -31,12 +31,25 @@ export function createDeadlineSweeper(intervalMs = 25): DeadlineSweeper {
   };
   return {
     arm(at, expire) {
-      const entry = { at, expire };
+      const entry = new ArmedDeadline(armed, at, expire);
       armed.add(entry);
       timer ??= setInterval(sweep, intervalMs).unref();
-      return { disarm: () => armed.delete(entry) };
+      return entry;
     },
   };
+}
+
+/** One registration; a class rather than closures, as one is made per call. */
+class ArmedDeadline implements Armed {
+  constructor(
+    private readonly armed: Set<ArmedDeadline>,
+    readonly at: number,
+    readonly expire: () => void,
+  ) {}
+
+  disarm(): void {
+    this.armed.delete(this);
+  }
 }
 
 /**

@@ -175,9 +175,6 @@ class Call {
   armed: Armed | undefined;
   private rejectRace: ((reason: Error) => void) | undefined;
   private settled = false;
-  private readonly onCallerAbort = (): void => {
-    this.abort(toCallError(this.callerSignal?.reason));
-  };
 
   constructor(
     private readonly callerSignal: AbortSignal | undefined,
@@ -190,8 +187,14 @@ class Call {
       this.controller = new AbortController();
       this.signal = this.controller.signal;
     }
-    if (callerSignal?.aborted === true) this.onCallerAbort();
-    else callerSignal?.addEventListener("abort", this.onCallerAbort, { once: true });
+    // The call itself listens (handleEvent): no closure per call.
+    if (callerSignal?.aborted === true) this.handleEvent();
+    else callerSignal?.addEventListener("abort", this, { once: true });
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.abort(toCallError(this.callerSignal?.reason));
   }
 
   abort(reason: ConnectError): void {
@@ -220,7 +223,7 @@ class Call {
 
   /** Stops listening to the caller's signal. */
   detach(): void {
-    this.callerSignal?.removeEventListener("abort", this.onCallerAbort);
+    this.callerSignal?.removeEventListener("abort", this);
   }
 }
 
