@@ -145,7 +145,6 @@ describe("Envoy edge", function () {
     );
     expect(answer.status, answer.text).to.equal(200);
     const headers = upstream.calls[0]?.headers ?? {};
-    console.log(JSON.stringify(upstream.calls));
     expect(headers).not.to.have.any.keys("x-user-email", "x-user-role", "authorization");
     expect(headers["x-commerce-edge-auth"]).to.equal(edgeSecret);
   });
