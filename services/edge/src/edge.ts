@@ -154,7 +154,7 @@ export function createEdge(options: EdgeOptions): Edge {
     if (transport === undefined) throw new Error(`no transport for ${route.service.typeName}`);
     const call = callSignal(req, timeoutMs);
     try {
-      const response = await transport.unary(route.method, call.signal, timeoutMs, header, input);
+      const response = await call.race(transport.unary(route.method, call.signal, timeoutMs, header, input));
       sendSuccess(res, route, toJson(route.method.output, response.message, { alwaysEmitImplicit: true }));
     } catch (error) {
       const connectError = ConnectError.from(error);
@@ -212,10 +212,16 @@ function createCallSignals(): (req: DualRequest, timeoutMs: number) => CallSigna
   };
 }
 
-/** One call's signal and its armed deadline; a class rather than closures, one per request. */
+/**
+ * One call's signal and its armed deadline; a class rather than closures, one per request. It
+ * owns the deadline: when it passes, the signal aborts and the call's answer is a 504 at once,
+ * whatever the handler does (callees rely on that: deadline-sweeper.ts, `setSignalDeadline`).
+ * A client that went away needs no answer.
+ */
 class CallSignal {
   readonly signal: AbortSignal;
   private readonly armed: Armed;
+  private rejectRace: ((reason: ConnectError) => void) | undefined;
 
   constructor(
     private readonly controller: AbortController,
@@ -224,7 +230,20 @@ class CallSignal {
   ) {
     this.signal = controller.signal;
     this.armed = deadlines.arm(at, () => {
-      this.controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded));
+      const reason = new ConnectError("the operation timed out", Code.DeadlineExceeded);
+      this.controller.abort(reason);
+      this.rejectRace?.(reason);
+    });
+  }
+
+  /** Settles with `work`, or fails with DEADLINE_EXCEEDED as soon as the deadline passes. */
+  race<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.rejectRace = (reason) => {
+        work.catch(() => undefined); // settles unobserved: the client has its 504 already
+        reject(reason);
+      };
+      work.then(resolve, reject);
     });
   }
 

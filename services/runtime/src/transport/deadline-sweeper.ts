@@ -53,9 +53,11 @@ class ArmedDeadline implements Armed {
 }
 
 /**
- * Signals whose owner aborts them at a known deadline (epoch ms): a callee that receives one with
- * a deadline no later than its own can use it as is instead of joining it with a timer of its
- * own (the edge's signals; see services/edge/src/edge.ts and transport/in-process-transport.ts).
+ * Signals whose owner aborts them at a known deadline (epoch ms) and then answers its own caller
+ * at once, whatever the work under it does. A callee that receives one with a deadline no later
+ * than its own can run under it as is: no signal, timer or race of its own (the edge's call
+ * signals, and the in-process transport's own; see services/edge/src/edge.ts and
+ * transport/in-process-transport.ts).
  */
 const signalDeadlines = new WeakMap<AbortSignal, number>();
 

@@ -80,21 +80,35 @@ export function createInProcessTransport(
           Code.Unimplemented,
         );
       }
-      const call = inFlight.start(signal, timeoutMs);
-      try {
-        const response = chain({
+      const request = (callSignal: AbortSignal): UnaryRequest =>
+        ({
           stream: false,
           service: method.parent,
           method,
           requestMethod: "POST",
           url: `/${method.parent.typeName}/${method.name}`,
-          signal: call.signal,
+          signal: callSignal,
           // Typed HeadersInit, a DOM type this project's lib setting does not declare.
           header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
           contextValues: contextValues ?? createContextValues(),
           message: toMessage(method.input, input),
-        } as UnaryRequest);
-        return (await call.race(response)) as never;
+        }) as UnaryRequest;
+      // A signal whose owner answers its caller at its deadline, ending no later than this call
+      // must: the call runs under it as is (the edge's calls, a service passing its request's
+      // signal on to a peer). Its owner tracks it; nothing to join, time or race here.
+      const owned = signal === undefined ? undefined : signalDeadline(signal);
+      if (
+        signal !== undefined &&
+        owned !== undefined &&
+        (timeoutMs === undefined || owned <= Date.now() + timeoutMs)
+      ) {
+        if (signal.aborted) throw toCallError(signal.reason);
+        inFlight.refuseWhenShuttingDown();
+        return (await chain(request(signal))) as never;
+      }
+      const call = inFlight.start(signal, timeoutMs);
+      try {
+        return (await call.race(chain(request(call.signal)))) as never;
       } finally {
         inFlight.end(call);
       }
@@ -130,18 +144,17 @@ class CallsInFlight {
     else shutdownSignal?.addEventListener("abort", shutDown, { once: true });
   }
 
+  /** Throws UNAVAILABLE once the transport is shutting down. */
+  refuseWhenShuttingDown(): void {
+    if (this.shuttingDown) throw shutdownError();
+  }
+
   /** A call, already failed when the transport is shutting down or its deadline is past. */
   start(callerSignal: AbortSignal | undefined, timeoutMs: number | undefined): Call {
     const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    const callerDeadline = callerSignal === undefined ? undefined : signalDeadline(callerSignal);
-    // The caller's own signal will do when it ends no later than this call must: its owner
-    // aborts it at that deadline, and it carries the client's abort already.
-    const reuse =
-      callerSignal !== undefined &&
-      (deadline === undefined || (callerDeadline !== undefined && callerDeadline <= deadline));
-    const call = new Call(callerSignal, reuse);
+    const call = new Call(callerSignal);
     this.calls.add(call);
-    if (!reuse && deadline !== undefined) {
+    if (deadline !== undefined) {
       setSignalDeadline(call.signal, deadline);
       call.armed = this.deadlines.arm(deadline, () => {
         call.abort(deadlineError());
@@ -163,30 +176,21 @@ const shutdownError = (): ConnectError => new ConnectError("the service is shutt
 const deadlineError = (): ConnectError => new ConnectError("the operation timed out", Code.DeadlineExceeded);
 
 /**
- * One call's cancellation. The handler gets the caller's own signal when that signal already
- * ends no later than the call's deadline (the edge's signals, and a service passing its request's
- * signal on to a peer); otherwise one AbortController joins the caller's signal, the deadline and
- * the shutdown. Either way the caller gets its answer as soon as a cause fires, even if the
- * handler has not noticed yet.
+ * One call's cancellation: one AbortController joins the caller's signal, the deadline and the
+ * shutdown, and the caller gets its answer as soon as a cause fires, even if the handler has not
+ * noticed yet. Its signal is registered with its deadline, so calls made under it need nothing
+ * of their own.
  */
 class Call {
-  private readonly controller: AbortController | undefined;
+  private readonly controller: AbortController;
   readonly signal: AbortSignal;
   armed: Armed | undefined;
   private rejectRace: ((reason: Error) => void) | undefined;
   private settled = false;
 
-  constructor(
-    private readonly callerSignal: AbortSignal | undefined,
-    reuseCallerSignal: boolean,
-  ) {
-    if (reuseCallerSignal && callerSignal !== undefined) {
-      this.controller = undefined;
-      this.signal = callerSignal;
-    } else {
-      this.controller = new AbortController();
-      this.signal = this.controller.signal;
-    }
+  constructor(private readonly callerSignal: AbortSignal | undefined) {
+    this.controller = new AbortController();
+    this.signal = this.controller.signal;
     // The call itself listens (handleEvent): no closure per call.
     if (callerSignal?.aborted === true) this.handleEvent();
     else callerSignal?.addEventListener("abort", this, { once: true });
@@ -200,7 +204,7 @@ class Call {
   abort(reason: ConnectError): void {
     if (this.settled) return;
     this.settled = true;
-    this.controller?.abort(reason);
+    this.controller.abort(reason);
     this.rejectRace?.(reason);
   }
 
