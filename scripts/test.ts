@@ -20,6 +20,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startCluster, type RunningCluster } from "./cluster/cluster.js";
+import { deployableServices, type ServiceName } from "./cluster/service-catalog.js";
 import { startFerretDb } from "./infra/ferretdb.js";
 import { startKafka } from "./infra/kafka.js";
 import { startPlatformProcess, type PlatformProcess } from "./testing/platform-process.js";
@@ -42,6 +43,13 @@ async function step(
 function failedToStart(title: string, error: unknown): void {
   process.stdout.write(`\n=== ${title}\n${error instanceof Error ? error.message : String(error)}\n`);
   results.push({ title, result: { ok: false, passed: 0, failed: 1, seconds: 0 } });
+}
+
+/** `<NAME>_SERVICE_URL` of every deployable service, as the service-port suite reads them. */
+function serviceUrls(urlOf: (service: ServiceName) => string): Record<string, string> {
+  return Object.fromEntries(
+    deployableServices.map(({ name }) => [`${name.toUpperCase()}_SERVICE_URL`, urlOf(name)]),
+  );
 }
 
 const secret = (bytes: number): string => randomBytes(bytes).toString("base64url");
@@ -104,15 +112,10 @@ try {
         BASE_URL: platform.baseUrl,
       });
       if (mode === "embedded") {
-        const everyService = Object.fromEntries(
-          ["AUTH", "USER", "PRODUCT", "ORDER", "NOTIFICATION"].map((s) => [
-            `${s}_SERVICE_URL`,
-            platform.grpcUrl,
-          ]),
-        );
+        const grpcUrl = platform.grpcUrl;
         await step(`service ports (${mode})`, bin("mocha"), ["test/service-ports/**/*.spec.ts"], {
           ...deployment,
-          ...everyService,
+          ...serviceUrls(() => grpcUrl),
         });
       }
     } finally {
@@ -145,15 +148,10 @@ try {
         ...deployment,
         BASE_URL: cluster.baseUrl,
       });
-      const urls = Object.fromEntries(
-        (["auth", "user", "product", "order", "notification"] as const).map((s) => [
-          `${s.toUpperCase()}_SERVICE_URL`,
-          cluster.urlsOf(s)[0] ?? "",
-        ]),
-      );
+      const running = cluster;
       await step(`service ports (${topology})`, bin("mocha"), ["test/service-ports/**/*.spec.ts"], {
         ...deployment,
-        ...urls,
+        ...serviceUrls((service) => running.urlsOf(service)[0] ?? ""),
       });
       const problems = cluster.problems();
       if (problems.length > 0) failedToStart(`${topology}: no process may exit`, problems.join("\n"));

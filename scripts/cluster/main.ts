@@ -32,6 +32,7 @@ import { createFerretDbComponent } from "../infra/ferretdb.js";
 import { readInfraConfig } from "../infra/infra-config.js";
 import { createKafkaComponent, readKafkaInfraConfig } from "../infra/kafka.js";
 import { readLivePid, stopProcess } from "../infra/processes.js";
+import { shellAssignment } from "../infra/shell-assignment.js";
 import {
   clusterDir,
   daemonLog,
@@ -47,10 +48,6 @@ const startTimeoutMs = 240_000;
 const progress = (message: string): void => {
   process.stderr.write(`cluster: ${message}\n`);
 };
-
-function shellAssignment(name: string, value: string): string {
-  return /^[\w@%+=:,./-]*$/.test(value) ? `${name}=${value}` : `${name}='${value.replaceAll("'", `'\\''`)}'`;
-}
 
 function parseReplicas(raw: string | undefined): Partial<Record<ServiceName, number>> {
   const replicas: Partial<Record<ServiceName, number>> = {};

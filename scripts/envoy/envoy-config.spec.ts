@@ -83,9 +83,7 @@ describe("renderEnvoyConfig", () => {
 
   it("binds every annotated method of the deployed services: verb, template, cluster, access, status", () => {
     const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
-    const deployed = publicServices.filter((s) =>
-      (defaultDeployments as readonly string[]).includes(deploymentOf(s)),
-    );
+    const deployed = publicServices.filter((s) => defaultDeployments.includes(deploymentOf(s)));
     const expected = createRouteTable(deployed).routes;
     expect(expected.length).to.be.greaterThan(20);
     const bound = routesOf(config).filter((r) => r.route !== undefined);

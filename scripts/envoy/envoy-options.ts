@@ -7,6 +7,8 @@
  * short DNS names on the gRPC port, files mounted under /etc/envoy.
  */
 
+import { deployableServices } from "../cluster/service-catalog.js";
+
 export interface HostPort {
   readonly host: string;
   readonly port: number;
@@ -31,7 +33,7 @@ export interface EnvoyOptions {
 }
 
 /** The services deployed today; payment and analytics join when they exist. */
-export const defaultDeployments = ["auth", "user", "product", "order", "notification"] as const;
+export const defaultDeployments: readonly string[] = deployableServices.map((service) => service.name);
 
 /** The port every service's gRPC server listens on in a cluster (`GRPC_PORT`'s default). */
 const servicePort = 9090;

@@ -8,15 +8,11 @@
 import { createFerretDbComponent } from "./ferretdb.js";
 import type { InfraComponent } from "./infra-component.js";
 import { readInfraConfig } from "./infra-config.js";
+import { shellAssignment } from "./shell-assignment.js";
 import { createKafkaComponent, readKafkaInfraConfig } from "./kafka.js";
 
 function logger(component: string): (message: string) => void {
   return (message) => process.stderr.write(`${component}: ${message}\n`);
-}
-
-/** `NAME=value`, quoted only when the value has characters the shell would interpret. */
-function shellAssignment(name: string, value: string): string {
-  return /^[\w@%+=:,./-]*$/.test(value) ? `${name}=${value}` : `${name}='${value.replaceAll("'", `'\\''`)}'`;
 }
 
 function messageOf(reason: unknown): string {

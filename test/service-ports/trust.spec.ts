@@ -5,8 +5,9 @@
  * The same calls with the right credential work. Runs against any deployment: see
  * support/service-ports.ts for the environment it reads.
  */
-import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { Code, type Client } from "@connectrpc/connect";
 import { expect } from "chai";
+import { codeOf } from "@commerce/runtime/testing/service-harness.js";
 import { randomUUID } from "node:crypto";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
@@ -17,16 +18,6 @@ import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directo
 import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
 import { Health, HealthCheckResponse_ServingStatus } from "@commerce/runtime/gen/grpc/health/v1/health_pb.js";
 import { asEdge, asPeer, forgedIdentity, serviceClient, type Credentials } from "./support/service-ports.js";
-
-/** The Connect code a call failed with; throws when it succeeded. */
-async function codeOf(call: Promise<unknown>): Promise<Code> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error).code;
-  }
-  throw new Error("expected the call to be refused");
-}
 
 const admin = { email: "ops@trust.test", role: "ADMIN" } as const;
 

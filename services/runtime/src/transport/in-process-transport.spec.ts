@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type HandlerContext } from "@connectrpc/connect";
 import { expect } from "chai";
+import { codeOf } from "../testing/service-harness.js";
 import { HealthCheckResponseSchema, Health } from "../../gen/grpc/health/v1/health_pb.js";
 import { createInProcessTransport, type ServiceRegistrar } from "./in-process-transport.js";
 
@@ -16,15 +17,6 @@ function stalling(seen: { context?: HandlerContext; reason?: unknown }) {
       },
     });
   };
-}
-
-async function codeOf(call: Promise<unknown>): Promise<Code> {
-  try {
-    await call;
-  } catch (error) {
-    return ConnectError.from(error).code;
-  }
-  throw new Error("expected the call to fail");
 }
 
 describe("createInProcessTransport: one signal for deadline, caller abort and shutdown", () => {
