@@ -3,6 +3,7 @@
  * against a loopback URL only. Returns throughput and latency percentiles.
  */
 import autocannon from "autocannon";
+import { readFileSync } from "node:fs";
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -10,6 +11,11 @@ export interface LoadResult {
   readonly p99Ms: number;
   readonly non2xx: number;
   readonly errors: number;
+  /**
+   * CPU time the server process (`cpuOfPid`) spent per request, user plus system: steadier than
+   * throughput on a shared machine, whose run-to-run swing is about ±20%.
+   */
+  readonly cpuMicrosPerRequest?: number;
 }
 
 export interface LoadOptions {
@@ -19,6 +25,8 @@ export interface LoadOptions {
   readonly body?: string;
   readonly connections?: number;
   readonly seconds?: number;
+  /** The server's process id, on Linux: the result then holds its CPU time per request. */
+  readonly cpuOfPid?: number;
 }
 
 /**
@@ -31,10 +39,21 @@ export async function measure(options: LoadOptions): Promise<LoadResult> {
     throw new Error(`load runs target loopback only, not ${host}`);
   }
   await run({ ...options, seconds: 2 });
-  return run(options);
+  const pid = options.cpuOfPid;
+  const before = pid === undefined ? 0 : cpuMicros(pid);
+  const { total, ...result } = await run(options);
+  if (pid === undefined) return result;
+  return { ...result, cpuMicrosPerRequest: (cpuMicros(pid) - before) / total };
 }
 
-async function run(options: LoadOptions): Promise<LoadResult> {
+/** utime + stime of a process from /proc, in µs (clock ticks are 100 per second on Linux). */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+async function run(options: LoadOptions): Promise<LoadResult & { total: number }> {
   const result = await autocannon({
     url: options.url,
     method: options.method ?? "GET",
@@ -46,6 +65,7 @@ async function run(options: LoadOptions): Promise<LoadResult> {
   });
   return {
     requestsPerSecond: result.requests.average,
+    total: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
@@ -56,5 +76,6 @@ async function run(options: LoadOptions): Promise<LoadResult> {
 export function formatResult(label: string, r: LoadResult): string {
   const rps = Math.round(r.requestsPerSecond).toLocaleString("en-US");
   const faults = r.non2xx + r.errors === 0 ? "" : `  (non-2xx ${r.non2xx}, errors ${r.errors})`;
-  return `${label.padEnd(44)} ${rps.padStart(8)} req/s   p50 ${String(r.p50Ms).padStart(4)} ms   p99 ${String(r.p99Ms).padStart(4)} ms${faults}`;
+  const cpu = r.cpuMicrosPerRequest === undefined ? "" : `   CPU ${r.cpuMicrosPerRequest.toFixed(1)} µs/req`;
+  return `${label.padEnd(44)} ${rps.padStart(8)} req/s   p50 ${String(r.p50Ms).padStart(4)} ms   p99 ${String(r.p99Ms).padStart(4)} ms${cpu}${faults}`;
 }

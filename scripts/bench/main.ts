@@ -63,7 +63,11 @@ async function login(baseUrl: string, email: string, password: string): Promise<
   return ((await json(`${baseUrl}/api/auth/login`, { method: "POST", body })) as { token: string }).token;
 }
 
-async function benchProfile(baseUrl: string, mode: string): Promise<{ line: string; result: LoadResult }> {
+async function benchProfile(
+  platform: PlatformProcess,
+  mode: string,
+): Promise<{ line: string; result: LoadResult }> {
+  const baseUrl = platform.baseUrl;
   const user = {
     fullName: "Bench User",
     email: `bench.${mode}@example.test`,
@@ -77,6 +81,7 @@ async function benchProfile(baseUrl: string, mode: string): Promise<{ line: stri
     headers: { authorization: `Bearer ${token}` },
     connections,
     seconds,
+    cpuOfPid: platform.pid,
   });
   return { line: formatResult(`GET /api/users/me via edge (${mode})`, result), result };
 }
@@ -156,7 +161,7 @@ try {
         continue;
       }
       await untilQuiet(platform.baseUrl, await login(platform.baseUrl, admin.email, admin.password));
-      const profile = await benchProfile(platform.baseUrl, mode);
+      const profile = await benchProfile(platform, mode);
       lines.push(profile.line);
       const ratio = (100 * profile.result.requestsPerSecond) / (ceiling?.requestsPerSecond ?? NaN);
       lines.push(`  ratio edge / bare: ${ratio.toFixed(1)}%${mode === "embedded" ? " (target >= 30%)" : ""}`);

@@ -175,12 +175,13 @@ export async function benchOrders(
   const many = await measureOrders(baseUrl, { productIds: spread, tokens }, connections, seconds);
   lines.push(formatResult(`POST /api/orders, ${productCount} products${label}`, many));
   // Requests still in flight when a load stops finish on the server: let them land first.
-  const ordersBefore = await settledOrderCount(baseUrl, adminToken);
+  const before = await settled(baseUrl, adminToken, hot);
   const one = await measureOrders(baseUrl, { productIds: [hot], tokens }, connections, seconds);
   lines.push(formatResult(`POST /api/orders, one hot product${label}`, one));
 
-  const placed = (await settledOrderCount(baseUrl, adminToken)) - ordersBefore;
-  const { stock } = (await call(baseUrl, "GET", `/api/products/${hot}`)) as { stock: number };
+  const after = await settled(baseUrl, adminToken, hot);
+  const placed = after.orders - before.orders;
+  const stock = after.stock;
   lines.push(
     `hot product: ${placed} orders, stock ${seedStock} → ${stock}` +
       (seedStock - stock === placed ? " (consistent)" : ` (INCONSISTENT: ${seedStock - stock} units taken)`),
@@ -188,16 +189,27 @@ export async function benchOrders(
   return lines;
 }
 
-/** The order count once it has stopped moving (requests of a finished load still landing). */
-async function settledOrderCount(baseUrl: string, adminToken: string): Promise<number> {
-  let previous = -1;
+/**
+ * The order count and the hot product's stock once both have stopped moving. When a load stops,
+ * the client drops the requests still in flight: the server abandons those orders and gives
+ * their stock back (docs/decisions.md "Deadlines and cancellation"), which on FerretDB takes a
+ * few seconds after the last order landed.
+ */
+async function settled(
+  baseUrl: string,
+  adminToken: string,
+  productId: string,
+): Promise<{ orders: number; stock: number }> {
+  let previous = "";
   for (let round = 0; round < 60; round++) {
     await delay(1_000);
-    const count = await orderCount(baseUrl, adminToken);
-    if (count === previous) return count;
-    previous = count;
+    const orders = await orderCount(baseUrl, adminToken);
+    const { stock } = (await call(baseUrl, "GET", `/api/products/${productId}`)) as { stock: number };
+    const now = `${orders}/${stock}`;
+    if (now === previous) return { orders, stock };
+    previous = now;
   }
-  throw new Error("orders kept arriving for a minute after the load stopped");
+  throw new Error("orders or stock kept moving for a minute after the load stopped");
 }
 
 async function orderCount(baseUrl: string, adminToken: string): Promise<number> {

@@ -10,6 +10,8 @@ export interface PlatformProcess {
   readonly baseUrl: string;
   /** The services' own gRPC port (h2c), which serves every service in embedded mode. */
   readonly grpcUrl: string;
+  /** The platform's process id (benchmarks read its CPU time). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export function startPlatformProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000)
       resolve({
         baseUrl: match[1],
         grpcUrl: grpc[1],
+        pid: child.pid ?? 0,
         async stop() {
           child.kill("SIGTERM");
           await exited;

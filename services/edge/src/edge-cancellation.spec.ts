@@ -11,7 +11,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { request } from "node:http";
+import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -129,6 +129,26 @@ for (const path of ["in process", "over gRPC"] as const) {
       expect(seen.storeAfterAbort).to.be.instanceOf(Error);
     });
 
+    it("after a 504 serves the next request on the same connection under a fresh signal", async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const first = await get(`${baseUrl}/api/products/p3`, agent);
+        await waitFor(() => seen.storeAfterAbort !== undefined);
+        seen.reason = undefined;
+        seen.storeAfterAbort = undefined;
+        // The handler answered after the 504: the edge dropped that answer and kept the socket.
+        const second = await get(`${baseUrl}/api/products/p4`, agent);
+        expect([first.status, second.status]).to.deep.equal([504, 504]);
+        expect(second.reusedSocket).to.equal(true);
+        await waitFor(() => seen.storeAfterAbort !== undefined);
+        const expected =
+          path === "in process" ? [Code.DeadlineExceeded] : [Code.DeadlineExceeded, Code.Canceled];
+        expect(ConnectError.from(seen.reason).code).to.be.oneOf(expected);
+      } finally {
+        agent.destroy();
+      }
+    });
+
     it("aborts the handler's signal when the client goes away", async () => {
       const client = request(`${baseUrl}/api/products/p2`);
       client.on("error", () => undefined);
@@ -139,6 +159,18 @@ for (const path of ["in process", "over gRPC"] as const) {
       expect(ConnectError.from(seen.reason).code).to.equal(Code.Canceled);
       expect(seen.storeAfterAbort).to.be.instanceOf(Error);
     });
+  });
+}
+
+/** One GET on `agent`: its status, and whether it went over a connection used before. */
+function get(url: string, agent: Agent): Promise<{ status: number; reusedSocket: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, reusedSocket: req.reusedSocket }));
+    });
+    req.on("error", reject);
+    req.end();
   });
 }
 

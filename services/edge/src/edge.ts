@@ -12,23 +12,17 @@
  */
 import { toJson, type DescService, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
-import { setMaxListeners } from "node:events";
 import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { userEmailHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
-import {
-  createDeadlineSweeper,
-  setSignalDeadline,
-  type Armed,
-  type DeadlineSweeper,
-} from "@commerce/runtime/transport/deadline-sweeper.js";
 import type {
   DualRequest,
   DualRequestHandler,
   DualResponse,
 } from "@commerce/runtime/server/dual-protocol-server.js";
-import { errorBody, errorBodyFromConnectError, type ErrorBody } from "./error-response.js";
+import { createCallSignals } from "./call-signal.js";
+import { errorBody, errorBodyFromConnectError, sendError } from "./error-response.js";
 import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
 import { createRouteTable, type Route, type RouteTable } from "./route-table.js";
 import type { TokenVerifier } from "./token-verifier.js";
@@ -82,7 +76,7 @@ export function createEdge(options: EdgeOptions): Edge {
   const routes = createRouteTable(options.services);
   const transports = new Map(options.services.map((s) => [s, options.transportFor(s)]));
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const callSignal = createCallSignals();
+  const callSignals = createCallSignals();
 
   async function serve(req: DualRequest, res: DualResponse): Promise<void> {
     const target = req.url ?? "/";
@@ -152,11 +146,13 @@ export function createEdge(options: EdgeOptions): Edge {
 
     const transport = transports.get(route.service);
     if (transport === undefined) throw new Error(`no transport for ${route.service.typeName}`);
-    const call = callSignal(req, timeoutMs);
+    const call = callSignals(req, res, timeoutMs);
     try {
-      const response = await call.race(transport.unary(route.method, call.signal, timeoutMs, header, input));
+      const response = await transport.unary(route.method, call.signal, timeoutMs, header, input);
+      if (call.expired) return;
       sendSuccess(res, route, toJson(route.method.output, response.message, { alwaysEmitImplicit: true }));
     } catch (error) {
+      if (call.expired) return;
       const connectError = ConnectError.from(error);
       if (connectError.code === Code.Internal || connectError.code === Code.Unknown) {
         options.logger.error(
@@ -178,79 +174,6 @@ export function createEdge(options: EdgeOptions): Edge {
     });
   };
   return { handler, routes };
-}
-
-/**
- * The signal of one upstream call: aborted when the client goes away before its answer (which
- * cancels the call upstream, as Envoy does) or when the deadline passes. Its owner aborts it at
- * the deadline, so a callee can use it as is (docs/decisions.md, "Deadlines and cancellation").
- *
- * On HTTP/1.1 a client is its connection, which carries request after request, one at a time:
- * the connection keeps one signal until something aborts it, and each request only arms its
- * deadline on it. An AbortSignal per request was a third of the edge's cost. HTTP/2 clients can
- * cancel one stream and keep the connection, so there each request gets its own.
- */
-function createCallSignals(): (req: DualRequest, timeoutMs: number) => CallSignal {
-  const deadlines = createDeadlineSweeper();
-  const perConnection = new WeakMap<object, AbortController>();
-  return (req, timeoutMs) => {
-    const http1 = req.httpVersionMajor === 1;
-    let controller = http1 ? perConnection.get(req.socket) : undefined;
-    if (controller === undefined || controller.signal.aborted) {
-      const created = new AbortController();
-      // Each call on the connection, and each store operation of it, listens while it runs.
-      setMaxListeners(0, created.signal);
-      controller = created;
-      (http1 ? req.socket : req).once("close", () => {
-        created.abort(new ConnectError("the client went away", Code.Canceled));
-      });
-      if (http1) perConnection.set(req.socket, created);
-    }
-    const at = Date.now() + timeoutMs;
-    setSignalDeadline(controller.signal, at);
-    return new CallSignal(controller, deadlines, at);
-  };
-}
-
-/**
- * One call's signal and its armed deadline; a class rather than closures, one per request. It
- * owns the deadline: when it passes, the signal aborts and the call's answer is a 504 at once,
- * whatever the handler does (callees rely on that: deadline-sweeper.ts, `setSignalDeadline`).
- * A client that went away needs no answer.
- */
-class CallSignal {
-  readonly signal: AbortSignal;
-  private readonly armed: Armed;
-  private rejectRace: ((reason: ConnectError) => void) | undefined;
-
-  constructor(
-    private readonly controller: AbortController,
-    deadlines: DeadlineSweeper,
-    at: number,
-  ) {
-    this.signal = controller.signal;
-    this.armed = deadlines.arm(at, () => {
-      const reason = new ConnectError("the operation timed out", Code.DeadlineExceeded);
-      this.controller.abort(reason);
-      this.rejectRace?.(reason);
-    });
-  }
-
-  /** Settles with `work`, or fails with DEADLINE_EXCEEDED as soon as the deadline passes. */
-  race<T>(work: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.rejectRace = (reason) => {
-        work.catch(() => undefined); // settles unobserved: the client has its 504 already
-        reject(reason);
-      };
-      work.then(resolve, reject);
-    });
-  }
-
-  /** The call is over: its deadline no longer applies. */
-  done(): void {
-    this.armed.disarm();
-  }
 }
 
 /** Kubernetes probes of the edge itself: `/healthz` (alive) and `/readyz` (can serve). */
@@ -281,15 +204,6 @@ function sendSuccess(res: DualResponse, route: Route, json: JsonValue): void {
 function unwrapField(route: Route, json: JsonObject, fieldName: string): JsonValue | undefined {
   const field = route.method.output.fields.find((f) => f.name === fieldName);
   return field === undefined ? undefined : json[field.jsonName];
-}
-
-function sendError(res: DualResponse, body: ErrorBody): void {
-  const text = JSON.stringify(body);
-  res.writeHead(body.status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-  });
-  res.end(text);
 }
 
 const noBody = Buffer.alloc(0);

@@ -3,6 +3,7 @@
  * (docs/decisions.md "Error body"), and the standard gRPC → HTTP status table (docs/architecture.md §3).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { DualResponse } from "@commerce/runtime/server/dual-protocol-server.js";
 
 export interface ErrorBody {
   readonly status: number;
@@ -49,6 +50,15 @@ export function errorBodyFromConnectError(error: ConnectError): ErrorBody {
 
 export function errorBody(status: number, code: string, message: string): ErrorBody {
   return { status, code, message };
+}
+
+export function sendError(res: DualResponse, body: ErrorBody): void {
+  const text = JSON.stringify(body);
+  res.writeHead(body.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
+  res.end(text);
 }
 
 export { ConnectError };

@@ -18,6 +18,7 @@ import {
   Code,
   ConnectError,
   createContextValues,
+  type ContextValues,
   type HandlerContext,
   type Interceptor,
   type ServiceImpl,
@@ -25,7 +26,12 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { createDeadlineSweeper, setSignalDeadline, signalDeadline, type Armed } from "./deadline-sweeper.js";
+import {
+  createDeadlineSweeper,
+  setSignalDeadline,
+  signalDeadline,
+  type Deadline,
+} from "./deadline-sweeper.js";
 import { ResponseMetadata, UnaryHandlerContext } from "./unary-handler-context.js";
 
 /** What a service registers: the subset of Connect's router that ServiceRoutes use. */
@@ -80,19 +86,6 @@ export function createInProcessTransport(
           Code.Unimplemented,
         );
       }
-      const request = (callSignal: AbortSignal): UnaryRequest =>
-        ({
-          stream: false,
-          service: method.parent,
-          method,
-          requestMethod: "POST",
-          url: `/${method.parent.typeName}/${method.name}`,
-          signal: callSignal,
-          // Typed HeadersInit, a DOM type this project's lib setting does not declare.
-          header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
-          contextValues: contextValues ?? createContextValues(),
-          message: toMessage(method.input, input),
-        }) as UnaryRequest;
       // A signal whose owner answers its caller at its deadline, ending no later than this call
       // must: the call runs under it as is (the edge's calls, a service passing its request's
       // signal on to a peer). Its owner tracks it; nothing to join, time or race here.
@@ -104,11 +97,13 @@ export function createInProcessTransport(
       ) {
         if (signal.aborted) throw toCallError(signal.reason);
         inFlight.refuseWhenShuttingDown();
-        return (await chain(request(signal))) as never;
+        return (await chain(unaryRequest(method, signal, header, input, contextValues))) as never;
       }
       const call = inFlight.start(signal, timeoutMs);
       try {
-        return (await call.race(chain(request(call.signal)))) as never;
+        return (await call.race(
+          chain(unaryRequest(method, call.signal, header, input, contextValues)),
+        )) as never;
       } finally {
         inFlight.end(call);
       }
@@ -119,6 +114,28 @@ export function createInProcessTransport(
       );
     },
   };
+}
+
+/** A module function, not a closure per call: tsx's keepNames made every closure a cost. */
+function unaryRequest(
+  method: DescMethod,
+  signal: AbortSignal,
+  header: Parameters<Transport["unary"]>[3],
+  input: unknown,
+  contextValues: ContextValues | undefined,
+): UnaryRequest {
+  return {
+    stream: false,
+    service: method.parent,
+    method,
+    requestMethod: "POST",
+    url: `/${method.parent.typeName}/${method.name}`,
+    signal,
+    // Typed HeadersInit, a DOM type this project's lib setting does not declare.
+    header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
+    contextValues: contextValues ?? createContextValues(),
+    message: toMessage(method.input, input),
+  } as UnaryRequest;
 }
 
 function toMessage(schema: DescMessage, value: unknown): unknown {
@@ -151,23 +168,20 @@ class CallsInFlight {
 
   /** A call, already failed when the transport is shutting down or its deadline is past. */
   start(callerSignal: AbortSignal | undefined, timeoutMs: number | undefined): Call {
-    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    const call = new Call(callerSignal);
+    const call = new Call(callerSignal, timeoutMs === undefined ? Infinity : Date.now() + timeoutMs);
     this.calls.add(call);
-    if (deadline !== undefined) {
-      setSignalDeadline(call.signal, deadline);
-      call.armed = this.deadlines.arm(deadline, () => {
-        call.abort(deadlineError());
-      });
+    if (call.at !== Infinity) {
+      setSignalDeadline(call.signal, call.at);
+      this.deadlines.arm(call);
     }
     if (this.shuttingDown) call.abort(shutdownError());
-    else if (deadline !== undefined && deadline <= Date.now()) call.abort(deadlineError());
+    else if (call.at <= Date.now()) call.expire();
     return call;
   }
 
   end(call: Call): void {
     call.detach();
-    call.armed?.disarm();
+    if (call.at !== Infinity) this.deadlines.disarm(call);
     this.calls.delete(call);
   }
 }
@@ -181,14 +195,17 @@ const deadlineError = (): ConnectError => new ConnectError("the operation timed 
  * noticed yet. Its signal is registered with its deadline, so calls made under it need nothing
  * of their own.
  */
-class Call {
+class Call implements Deadline {
   private readonly controller: AbortController;
   readonly signal: AbortSignal;
-  armed: Armed | undefined;
   private rejectRace: ((reason: Error) => void) | undefined;
   private settled = false;
 
-  constructor(private readonly callerSignal: AbortSignal | undefined) {
+  constructor(
+    private readonly callerSignal: AbortSignal | undefined,
+    /** The deadline (epoch ms; Infinity for none): the sweeper calls `expire` then. */
+    readonly at: number,
+  ) {
     this.controller = new AbortController();
     this.signal = this.controller.signal;
     // The call itself listens (handleEvent): no closure per call.
@@ -199,6 +216,10 @@ class Call {
   /** The caller's signal aborted. */
   handleEvent(): void {
     this.abort(toCallError(this.callerSignal?.reason));
+  }
+
+  expire(): void {
+    this.abort(deadlineError());
   }
 
   abort(reason: ConnectError): void {
