@@ -2,7 +2,7 @@
  * What the Auth service stores, in its own database: accounts (credentials and role), recent
  * login failures (for throttling), and documents that only carry events.
  */
-import type { OutboxCarrier } from "@commerce/runtime/events/outbox.js";
+import type { EventCarrierDocument, OutboxCarrier } from "@commerce/runtime/events/outbox.js";
 import type { Role } from "@commerce/runtime/identity/caller.js";
 import type {
   Collection,
@@ -30,11 +30,6 @@ export interface LoginFailureDocument extends StoredDocument {
   readonly email: string;
   /** Epoch milliseconds. */
   readonly at: number;
-}
-
-/** A document that exists only to carry events (USER_LOGIN changes no state). */
-export interface EventCarrierDocument extends OutboxCarrier {
-  readonly _id: string;
 }
 
 export interface AccountCollections {

@@ -11,32 +11,35 @@ import {
   unauthenticated,
 } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
+import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
+import type { ServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
 import type { Role } from "@commerce/runtime/identity/caller.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
 import { insertWithNextId } from "@commerce/runtime/store/sequential-id.js";
+import { unchanged } from "@commerce/runtime/store/change-document.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import {
   UserLoginSchema,
   UserRegisteredSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
 import type { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
-import type { AccountCollections, AccountDocument } from "./account-store.js";
+import type { AccountDocument } from "./account-store.js";
 import type { LoginThrottle } from "./login-throttle.js";
 import type { PasswordHasher } from "./password-hasher.js";
 import type { TokenIssuer } from "./token-issuer.js";
 
 export interface AccountsDeps {
-  readonly collections: AccountCollections;
+  /** Accounts, written with their events (USER_REGISTERED) in the same write. */
+  readonly accounts: RecordedCollection<AccountDocument>;
+  /** Records USER_LOGIN, which changes no state, in a document of its own. */
+  readonly outbox: Pick<ServiceOutbox, "record">;
   readonly hasher: PasswordHasher;
   readonly issueToken: TokenIssuer;
   readonly throttle: LoginThrottle;
   readonly events: EventFactory;
   /** Creates the profile in the User service right away (consistency the client observes). */
   readonly directory: Client<typeof DirectoryService>;
-  /** Wakes the outbox relay after a write that carries events. */
-  readonly eventsWritten: () => void;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -63,7 +66,7 @@ export interface Accounts {
 }
 
 export function createAccounts(deps: AccountsDeps): Accounts {
-  const { accounts, eventCarriers } = deps.collections;
+  const { accounts } = deps;
 
   async function createAccount(
     input: Registration,
@@ -80,32 +83,33 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     try {
       account = await insertWithNextId(
         accounts,
-        (id) => {
-          const registered = deps.events.event(
-            UserRegisteredSchema,
-            create(UserRegisteredSchema, {
-              userId: id,
+        (id) =>
+          accounts.insert(
+            {
+              _id: id,
               email,
               fullName: input.fullName,
               phoneNo: input.phoneNo,
+              passwordHash,
               role,
-              registeredAt: createdAt,
-            }),
-            String(id),
-          );
-          return {
-            _id: id,
-            _v: 1,
-            email,
-            fullName: input.fullName,
-            phoneNo: input.phoneNo,
-            passwordHash,
-            role,
-            createdAt,
-            outbox: [registered],
-            outboxPending: true,
-          };
-        },
+              createdAt,
+            },
+            [
+              deps.events.event(
+                UserRegisteredSchema,
+                create(UserRegisteredSchema, {
+                  userId: id,
+                  email,
+                  fullName: input.fullName,
+                  phoneNo: input.phoneNo,
+                  role,
+                  registeredAt: createdAt,
+                }),
+                String(id),
+              ),
+            ],
+            signal,
+          ),
         signal,
       );
     } catch (error) {
@@ -113,7 +117,6 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       if (error instanceof DuplicateKeyError) throw conflict("an account with this email already exists");
       throw error;
     }
-    deps.eventsWritten();
     await createProfile(account);
     return account;
   }
@@ -164,71 +167,37 @@ export function createAccounts(deps: AccountsDeps): Accounts {
         create(UserLoginSchema, { userId: account._id, email, loggedInAt: formatTimestamp(now) }),
         String(account._id),
       );
-      // Carrier ids sort by time, so the relay publishes one user's logins in order.
-      const carrierId = `${now.toISOString()}-${login.id}`;
-      await eventCarriers.insert(
-        { _id: carrierId, _v: 1, outbox: [login], outboxPending: true, outboxOnly: true },
-        signal,
-      );
-      deps.eventsWritten();
+      await deps.outbox.record([login], signal);
       await deps.throttle.reset(email);
       return token;
     },
 
     async ensureAdmin(rawEmail, password) {
       const email = normalizeEmail(rawEmail);
-      for (;;) {
-        const existing = await accounts.findOne({ email });
-        if (existing === undefined) {
-          try {
-            await createAccount({ email, password, fullName: "Administrator", phoneNo: "" }, "ADMIN");
-            return;
-          } catch (error) {
-            if (error instanceof DomainError && error.kind === "conflict") continue; // lost a race: re-read
-            throw error;
-          }
-        }
-        const passwordMatches = await deps.hasher.verify(existing.passwordHash, password);
-        if (existing.role === "ADMIN" && passwordMatches) {
-          await createProfile(existing);
+      let existing = await accounts.findOne({ email });
+      if (existing === undefined) {
+        try {
+          await createAccount({ email, password, fullName: "Administrator", phoneNo: "" }, "ADMIN");
           return;
-        }
-        const next: AccountDocument = {
-          ...existing,
-          _v: existing._v + 1,
-          role: "ADMIN",
-          passwordHash: passwordMatches ? existing.passwordHash : await deps.hasher.hash(password),
-        };
-        if (await accounts.swap(next, existing._v)) {
-          await createProfile(next);
-          return;
+        } catch (error) {
+          if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
+          existing = await accounts.findOne({ email }); // lost a race: the account exists now
+          if (existing === undefined) throw error;
         }
       }
+      const passwordMatches = await deps.hasher.verify(existing.passwordHash, password);
+      const passwordHash = passwordMatches ? existing.passwordHash : await deps.hasher.hash(password);
+      const outcome = await accounts.change(existing._id, (current) =>
+        current.role === "ADMIN" && current.passwordHash === passwordHash
+          ? unchanged
+          : { next: { ...current, role: "ADMIN", passwordHash } },
+      );
+      if (outcome === undefined) throw new Error(`the account of ${email} was deleted while it became admin`);
+      await createProfile(outcome.doc);
     },
 
-    async deleteAccount(userId, signal) {
-      const account = await accounts.get(userId, signal);
-      if (account === undefined) return false;
-      // Events still waiting in the document move to a carrier first, so deleting the account
-      // cannot lose them (a crash in between publishes them twice at worst; consumers dedupe).
-      // Nothing appends events to an existing account, so none can arrive after this read.
-      if (account.outbox.length > 0) await handOver(account.outbox);
-      return accounts.delete(userId, signal);
-    },
+    // Events still waiting in the account move to a carrier first (RecordedCollection.delete),
+    // so deleting it cannot lose them. Nothing appends events to an existing account.
+    deleteAccount: (userId, signal) => accounts.delete(userId, signal),
   };
-
-  async function handOver(entries: readonly OutboxEntry[]): Promise<void> {
-    try {
-      await eventCarriers.insert({
-        _id: `handover-${entries[0]?.id ?? crypto.randomUUID()}`,
-        _v: 1,
-        outbox: entries,
-        outboxPending: true,
-        outboxOnly: true,
-      });
-    } catch (error) {
-      if (!(error instanceof DuplicateKeyError)) throw error; // already handed over
-    }
-    deps.eventsWritten();
-  }
 }

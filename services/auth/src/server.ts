@@ -4,7 +4,7 @@
  */
 import { createClient } from "@connectrpc/connect";
 import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
+import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
@@ -33,25 +33,23 @@ export interface AuthOptions {
 
 export async function buildAuthService(ctx: ServiceContext, options: AuthOptions): Promise<ServiceModule> {
   const collections = await openAccountCollections(ctx.store);
-  const relay = createOutboxRelay({
+  const outbox = createServiceOutbox({
     bus: ctx.bus,
-    collections: [collections.accounts, collections.eventCarriers],
-    pollIntervalMs: 1_000,
-    batchSize: 100,
     logger: ctx.logger,
+    carriers: collections.eventCarriers,
   });
   const throttle = createLoginThrottle(
     collections.loginFailures,
     options.throttle ?? defaultLoginThrottlePolicy,
   );
   const accounts = createAccounts({
-    collections,
+    accounts: outbox.track(collections.accounts),
+    outbox,
     hasher: createPasswordHasher(),
     issueToken: createTokenIssuer(options.jwtKey, options.jwtTtlSeconds),
     throttle,
     events: createEventFactory("/commerce/auth"),
     directory: createClient(DirectoryService, ctx.transport),
-    eventsWritten: () => relay.kick(),
     clock: ctx.clock,
     logger: ctx.logger,
   });
@@ -64,7 +62,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
       router.service(AccountService, createAccountHandler(accounts));
     },
     async start() {
-      relay.start();
+      outbox.start();
       sweeper = setInterval(() => {
         throttle
           .sweep(ctx.clock())
@@ -76,7 +74,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     },
     async stop() {
       clearInterval(sweeper);
-      await relay.stop();
+      await outbox.stop();
     },
   };
 }

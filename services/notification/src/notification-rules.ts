@@ -20,6 +20,7 @@ import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
 import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
 import { formatDate, formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
+import { fromMinorUnits, minorUnitsFromWire } from "@commerce/runtime/money/minor-units.js";
 import {
   UserLoginSchema,
   UserRegisteredSchema,
@@ -104,7 +105,7 @@ export function createNotificationRules(deps: NotificationRulesDeps): Notificati
   );
 
   on(OrderPlacedSchema, (event) =>
-    to(event.customerId, `Your order ${event.orderId} for ${money(event.totalAmount)} has been placed.`),
+    to(event.customerId, `Your order ${event.orderId} for ${money(event.totalAmountMinor)} has been placed.`),
   );
 
   on(OrderStatusUpdatedSchema, (event) => {
@@ -118,25 +119,25 @@ export function createNotificationRules(deps: NotificationRulesDeps): Notificati
   on(PaymentCreatedSchema, (event) =>
     to(
       event.customerId,
-      `Payment of ${moneyFormat(event.currency, money)(event.amount)} for order ${event.orderId} has been initiated.`,
+      `Payment of ${moneyFormat(event.currency, money)(event.amountMinor)} for order ${event.orderId} has been initiated.`,
     ),
   );
 
   on(PaymentSucceededSchema, (event) =>
-    to(event.customerId, `Payment of ${money(event.amount)} for order ${event.orderId} was successful.`),
+    to(event.customerId, `Payment of ${money(event.amountMinor)} for order ${event.orderId} was successful.`),
   );
 
   // The failure reason stays out of the text: it comes from the gateway and is not written
   // for customers.
   on(PaymentFailedSchema, (event) =>
-    to(event.customerId, `Payment of ${money(event.amount)} for order ${event.orderId} failed.`),
+    to(event.customerId, `Payment of ${money(event.amountMinor)} for order ${event.orderId} failed.`),
   );
 
   on(ProductCreatedSchema, async (event, { signal }) => {
     await productNames.remember(event.productId, event.name, signal);
     const sku = event.sku === "" ? "" : ` (SKU ${event.sku})`;
     return toAdmins(
-      `New product "${event.name}"${sku} was added at ${money(event.price)} with ${event.stock} in stock.`,
+      `New product "${event.name}"${sku} was added at ${money(event.priceMinor)} with ${event.stock} in stock.`,
       signal,
     );
   });
@@ -165,11 +166,12 @@ function to(email: string, message: string): Notice[] {
   return recipient === "" ? [] : [{ recipient, message }];
 }
 
-type MoneyFormat = (amount: number) => string;
+/** Formats an amount given in minor units (as events carry it). */
+type MoneyFormat = (minor: bigint) => string;
 
 /**
  * Amounts as a reader expects them: currency symbol, grouping, two decimals (₹59.97,
- * ₹1,23,456.50 for INR). Events carry amounts with at most two decimals. A missing or
+ * ₹1,23,456.50 for INR), from the minor units events carry (5997 → ₹59.97). A missing or
  * malformed currency falls back to `fallback`.
  */
 function moneyFormat(currency: string, fallback?: MoneyFormat): MoneyFormat {
@@ -178,5 +180,5 @@ function moneyFormat(currency: string, fallback?: MoneyFormat): MoneyFormat {
     return fallback;
   }
   const format = new Intl.NumberFormat("en-IN", { style: "currency", currency });
-  return (amount) => format.format(amount);
+  return (minor) => format.format(fromMinorUnits(minorUnitsFromWire(minor)));
 }

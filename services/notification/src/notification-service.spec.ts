@@ -58,14 +58,15 @@ function registered(userId: number, email: string, role: "CUSTOMER" | "ADMIN", f
   );
 }
 
-function orderPlaced(orderId: string, customerId: string, totalAmount: number): EventRecord {
+/** `totalAmountMinor` in paise, as events carry money. */
+function orderPlaced(orderId: string, customerId: string, totalAmountMinor: bigint): EventRecord {
   return orders.event(
     OrderPlacedSchema,
     {
       orderId,
       customerId,
-      totalAmount,
-      items: [{ productId: "p-pen", quantity: 3, price: totalAmount / 3 }],
+      totalAmountMinor,
+      items: [{ productId: "p-pen", quantity: 3, priceMinor: totalAmountMinor / 3n }],
       orderDate: "2026-02-03T04:05:06",
     },
     orderId,
@@ -78,7 +79,7 @@ function productCreated(productId: string, name: string): EventRecord {
     {
       productId,
       name,
-      price: 249.99,
+      priceMinor: 24999n,
       stock: 10,
       brand: "Acme",
       categoryId: "electronics",
@@ -143,7 +144,7 @@ describe("Notification service", () => {
     const markers: EventRecord[] = [];
     for (const topic of new Set(records.map((r) => r.topic))) {
       sentinels += 1;
-      const marker = orderPlaced(`ord_sentinel_${sentinels}`, `sentinel${sentinels}@x.test`, 1);
+      const marker = orderPlaced(`ord_sentinel_${sentinels}`, `sentinel${sentinels}@x.test`, 100n);
       markers.push(topic === marker.topic ? marker : { ...marker, topic });
     }
     await harness.bus.publish(markers);
@@ -196,7 +197,7 @@ describe("Notification service", () => {
               customerId: alice.email,
               previousStatus,
               status,
-              totalAmount: 59.97,
+              totalAmountMinor: 5997n,
               updatedAt: "",
             },
             "ord_A1",
@@ -204,7 +205,7 @@ describe("Notification service", () => {
           time,
         );
       await harness.bus.publish([
-        at(orderPlaced("ord_A1", alice.email, 59.97), "2026-02-03T04:00:00.000Z"),
+        at(orderPlaced("ord_A1", alice.email, 5997n), "2026-02-03T04:00:00.000Z"),
         statusUpdated("CREATED", "CONFIRMED", "2026-02-03T05:00:00.000Z"),
         statusUpdated("CONFIRMED", "CANCELLED", "2026-02-03T06:00:00.000Z"),
       ]);
@@ -217,7 +218,12 @@ describe("Notification service", () => {
     });
 
     it("tells the customer about PAYMENT_CREATED, PAYMENT_SUCCESS and PAYMENT_FAILED", async () => {
-      const common = { orderId: "ord_P1", customerId: alice.email, amount: 123456.5, paymentId: "pay_1" };
+      const common = {
+        orderId: "ord_P1",
+        customerId: alice.email,
+        amountMinor: 12345650n,
+        paymentId: "pay_1",
+      };
       await harness.bus.publish([
         at(
           payments.event(
@@ -278,7 +284,7 @@ describe("Notification service", () => {
         stockUpdated("prd_1", 3, -7),
         products.event(
           ProductUpdatedSchema,
-          { productId: "prd_1", name: "Blue Pen", price: 1, stock: 3 },
+          { productId: "prd_1", name: "Blue Pen", priceMinor: 100n, stock: 3 },
           "prd_1",
         ),
         stockUpdated("prd_1", 0, -3),
@@ -299,7 +305,7 @@ describe("Notification service", () => {
     });
 
     it("stores one notification however often an event is delivered", async () => {
-      const placed = orderPlaced("ord_R1", alice.email, 59.97);
+      const placed = orderPlaced("ord_R1", alice.email, 5997n);
       await publishAndSettle(placed, placed, placed);
       await publishAndSettle(placed); // redelivered later, after other records
       await publishAndSettle(registered(1, root.email, "ADMIN"));
@@ -317,14 +323,14 @@ describe("Notification service", () => {
 
     it("skips events whose recipient is unknown and keeps consuming", async () => {
       await publishAndSettle(
-        orderPlaced("ord_U1", "", 10),
+        orderPlaced("ord_U1", "", 1000n),
         payments.event(
           PaymentSucceededSchema,
           {
             paymentId: "pay_U",
             orderId: "ord_U1",
             customerId: "  ",
-            amount: 10,
+            amountMinor: 1000n,
             providerPaymentId: "x",
             paidAt: "",
           },
@@ -333,7 +339,7 @@ describe("Notification service", () => {
         productCreated("prd_1", "Nobody Told"), // no admin known yet
         stockUpdated("prd_1", 0, -10),
       );
-      await publishAndSettle(orderPlaced("ord_U2", alice.email, 10));
+      await publishAndSettle(orderPlaced("ord_U2", alice.email, 1000n));
       const all = await client(root).listAllNotifications({ size: 100 });
       const told = all.notifications.filter((n) => !n.userEmail.startsWith("sentinel"));
       expect(told.map((n) => [n.userEmail, n.message])).to.deep.equal([
@@ -342,7 +348,7 @@ describe("Notification service", () => {
     });
 
     it("addresses notifications to the lower-cased email", async () => {
-      await harness.bus.publish([orderPlaced("ord_C1", "Alice@X.Test", 10)]);
+      await harness.bus.publish([orderPlaced("ord_C1", "Alice@X.Test", 1000n)]);
       expect((await notificationsOf(alice, 1))[0]?.eventType).to.equal("ORDER_PLACED");
     });
   });
@@ -351,9 +357,9 @@ describe("Notification service", () => {
     /** Five of Alice's orders placed a minute apart (ord_1 oldest), and one of Bob's. */
     async function fiveOrders(): Promise<Notification[]> {
       const records = [1, 2, 3, 4, 5].map((i) =>
-        at(orderPlaced(`ord_${i}`, alice.email, i), `2026-02-03T04:0${i}:00.000Z`),
+        at(orderPlaced(`ord_${i}`, alice.email, BigInt(i * 100)), `2026-02-03T04:0${i}:00.000Z`),
       );
-      await harness.bus.publish([...records, orderPlaced("ord_bob", bob.email, 1)]);
+      await harness.bus.publish([...records, orderPlaced("ord_bob", bob.email, 100n)]);
       await notificationsOf(bob, 1);
       return notificationsOf(alice, 5);
     }
@@ -381,7 +387,7 @@ describe("Notification service", () => {
 
     it("orders events of the same second by their milliseconds, and equal times by id", async () => {
       const records = ["04:00:00.900Z", "04:00:00.100Z", "04:00:00.500Z", "04:00:00.500Z"].map((t, i) =>
-        at(orderPlaced(`ord_${i}`, alice.email, 1), `2026-02-03T${t}`),
+        at(orderPlaced(`ord_${i}`, alice.email, 100n), `2026-02-03T${t}`),
       );
       await harness.bus.publish(records);
       const list = await notificationsOf(alice, 4);
@@ -393,7 +399,7 @@ describe("Notification service", () => {
     });
 
     it("returns 20 by default and refuses sizes outside 1 to 100", async () => {
-      const records = Array.from({ length: 21 }, (_, i) => orderPlaced(`ord_${i}`, alice.email, 1));
+      const records = Array.from({ length: 21 }, (_, i) => orderPlaced(`ord_${i}`, alice.email, 100n));
       await harness.bus.publish(records);
       await notificationsOf(alice, 21);
       expect((await client(alice).listMyNotifications({})).notifications).to.have.length(20);
@@ -420,7 +426,7 @@ describe("Notification service", () => {
 
   describe("markRead", () => {
     async function aliceNotificationId(): Promise<string> {
-      await harness.bus.publish([orderPlaced("ord_M1", alice.email, 5)]);
+      await harness.bus.publish([orderPlaced("ord_M1", alice.email, 500n)]);
       const [notification] = await notificationsOf(alice, 1);
       return notification!.id;
     }
@@ -458,9 +464,9 @@ describe("Notification service", () => {
   describe("listAllNotifications", () => {
     it("lists everyone's notifications newest first with their owner, paged, for admins only", async () => {
       await harness.bus.publish([
-        at(orderPlaced("ord_1", alice.email, 1), "2026-02-03T04:01:00.000Z"),
-        at(orderPlaced("ord_2", bob.email, 2), "2026-02-03T04:02:00.000Z"),
-        at(orderPlaced("ord_3", alice.email, 3), "2026-02-03T04:03:00.000Z"),
+        at(orderPlaced("ord_1", alice.email, 100n), "2026-02-03T04:01:00.000Z"),
+        at(orderPlaced("ord_2", bob.email, 200n), "2026-02-03T04:02:00.000Z"),
+        at(orderPlaced("ord_3", alice.email, 300n), "2026-02-03T04:03:00.000Z"),
       ]);
       const all = await allNotifications(3);
       expect(all.map((n) => [n.userEmail, n.eventType, n.message, n.read])).to.deep.equal([

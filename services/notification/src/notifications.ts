@@ -2,7 +2,8 @@
  * The Notification domain: storing the notifications that events produce (once per event and
  * recipient), listing them newest first, and the one client write, marking one as read.
  */
-import { conflict, forbidden, notFound } from "@commerce/runtime/errors/domain-error.js";
+import { forbidden, notFound } from "@commerce/runtime/errors/domain-error.js";
+import { changeDocument, unchanged } from "@commerce/runtime/store/change-document.js";
 import type { Caller } from "@commerce/runtime/identity/caller.js";
 import { DuplicateKeyError, type FindOptions, type SortKey } from "@commerce/runtime/store/document-store.js";
 import { formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
@@ -50,9 +51,6 @@ export interface Notifications {
 
 export const defaultPageSize = 20;
 
-/** Compare-and-set attempts against concurrent writers before answering 409. */
-const maxSwapAttempts = 20;
-
 /** Newest first by the event's time (milliseconds), ties by id: pages never overlap or skip. */
 const newestFirst: readonly SortKey<NotificationDocument>[] = [
   { field: "occurredAt", direction: -1 },
@@ -98,16 +96,18 @@ export function createNotifications({ notifications }: NotificationCollections):
     },
 
     async markRead(caller, id, signal) {
-      for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
-        const current = await notifications.get(id, signal);
-        if (current === undefined) throw notFound("notification not found");
-        if (current.userEmail !== caller.email) throw forbidden("this notification belongs to another user");
-        if (current.read) return;
-        // Lost only to another markRead of the same notification: the re-read sees it read.
-        if (await notifications.swap({ ...current, _v: current._v + 1, read: true }, current._v, signal))
-          return;
-      }
-      throw conflict("the notification is being changed concurrently; retry");
+      // Lost only to another markRead of the same notification: the re-read sees it read.
+      const outcome = await changeDocument(
+        notifications,
+        id,
+        (current) => {
+          if (current.userEmail !== caller.email)
+            throw forbidden("this notification belongs to another user");
+          return current.read ? unchanged : { ...current, read: true };
+        },
+        signal,
+      );
+      if (outcome === undefined) throw notFound("notification not found");
     },
   };
 }

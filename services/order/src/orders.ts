@@ -24,6 +24,7 @@ import {
   unavailable,
 } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
 import type { Caller } from "@commerce/runtime/identity/caller.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
@@ -36,9 +37,9 @@ import type {
   InventoryService,
   PricedProduct,
 } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
-import { fromMinorUnits, minorUnitsFromWire } from "@commerce/runtime/money/minor-units.js";
+import { minorUnitsFromWire } from "@commerce/runtime/money/minor-units.js";
 import { canMove, type OrderStatus } from "./order-status.js";
-import { newOrderId, type OrderCollections, type OrderDocument, type OrderItem } from "./order-store.js";
+import { newOrderId, type OrderDocument, type OrderItem } from "./order-store.js";
 import type { StockReleases } from "./stock-releases.js";
 
 export interface OrderLineRequest {
@@ -61,20 +62,16 @@ export interface Orders {
 }
 
 export interface OrdersDeps {
-  readonly collections: OrderCollections;
+  /** Orders, written with their events (ORDER_PLACED, ORDER_STATUS_UPDATED) in the same write. */
+  readonly orders: RecordedCollection<OrderDocument>;
   readonly inventory: Client<typeof InventoryService>;
   readonly stockReleases: StockReleases;
   readonly events: EventFactory;
-  /** Wakes the outbox relay after a write that carries events. */
-  readonly eventsWritten: () => void;
   /** The Product service's reservation TTL: after it, an orderless reservation is released. */
   readonly reservationTtlMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
 }
-
-/** Compare-and-set attempts against concurrent writers before answering 409. */
-const maxSwapAttempts = 20;
 
 const newestFirst = [
   { field: "placedAt", direction: -1 },
@@ -82,8 +79,7 @@ const newestFirst = [
 ] as const;
 
 export function createOrders(deps: OrdersDeps): Orders {
-  const { orders } = deps.collections;
-  const { inventory, logger } = deps;
+  const { orders, inventory, logger } = deps;
   let lastPlacedAt = 0;
 
   /**
@@ -159,9 +155,9 @@ export function createOrders(deps: OrdersDeps): Orders {
    * under the same id answers for good. If the tombstone goes in, the order never can, and the
    * stock is released; if its id is taken, the order is there.
    */
-  async function settleFailedInsert(order: OrderDocument): Promise<"landed" | "abandoned" | "unknown"> {
+  async function settleFailedInsert(order: OrderContent): Promise<"landed" | "abandoned" | "unknown"> {
     try {
-      await orders.insert({ ...order, status: "ABANDONED", outbox: [], outboxPending: false });
+      await orders.insert({ ...order, status: "ABANDONED" }, []);
     } catch (error) {
       if (error instanceof DuplicateKeyError) return "landed";
       logger.error({ err: error, orderId: order._id }, "cannot tell whether an order was written");
@@ -215,19 +211,18 @@ export function createOrders(deps: OrdersDeps): Orders {
         {
           orderId,
           customerId: caller.email,
-          totalAmount: fromMinorUnits(totalMinor),
+          totalAmountMinor: BigInt(totalMinor),
           items: items.map((item) => ({
             productId: item.productId,
             quantity: item.quantity,
-            price: fromMinorUnits(item.unitPriceMinor),
+            priceMinor: BigInt(item.unitPriceMinor),
           })),
           orderDate,
         },
         orderId,
       );
-      const order: OrderDocument = {
+      const content: OrderContent = {
         _id: orderId,
-        _v: 1,
         customerId: caller.email,
         status: "CREATED",
         orderDate,
@@ -235,18 +230,15 @@ export function createOrders(deps: OrdersDeps): Orders {
         totalMinor,
         items,
         stockReleasePending: false,
-        outbox: [placed],
-        outboxPending: true,
       };
       try {
-        await orders.insert(order, signal);
+        return await orders.insert(content, [placed], signal);
       } catch (error) {
-        if ((await settleFailedInsert(order)) !== "landed") {
+        if ((await settleFailedInsert(content)) !== "landed") {
           throw unavailable("the order could not be stored; retry", error);
         }
+        return { ...content, _v: 1, outbox: [placed], outboxPending: true };
       }
-      deps.eventsWritten();
-      return order;
     },
 
     async getOrder(caller, orderId, signal) {
@@ -269,44 +261,43 @@ export function createOrders(deps: OrdersDeps): Orders {
     },
 
     async updateStatus(orderId, status, signal) {
-      for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
-        const current = await liveOrder(orderId, signal);
-        const from = current.status as OrderStatus; // live: not ABANDONED
-        if (!canMove(from, status)) throw conflict(`invalid status transition: ${from} to ${status}`);
-        const updated = deps.events.event(
-          OrderStatusUpdatedSchema,
-          {
+      const cancelling = status === "CANCELLED";
+      // Judged against a fresh read on every attempt: of concurrent moves exactly one wins.
+      const outcome = await orders.change(
+        orderId,
+        (current) => {
+          if (current.status === "ABANDONED") throw notFound("order not found");
+          const from = current.status;
+          if (!canMove(from, status)) throw conflict(`invalid status transition: ${from} to ${status}`);
+          const updated = deps.events.event(
+            OrderStatusUpdatedSchema,
+            {
+              orderId,
+              customerId: current.customerId,
+              previousStatus: from,
+              status,
+              totalAmountMinor: BigInt(current.totalMinor),
+              updatedAt: formatTimestamp(deps.clock()),
+            },
             orderId,
-            customerId: current.customerId,
-            previousStatus: from,
-            status,
-            totalAmount: fromMinorUnits(current.totalMinor),
-            updatedAt: formatTimestamp(deps.clock()),
-          },
-          orderId,
-        );
-        const cancelling = status === "CANCELLED";
-        const next: OrderDocument = {
-          ...current,
-          _v: current._v + 1,
-          status,
-          stockReleasePending: current.stockReleasePending || cancelling,
-          outbox: [...current.outbox, updated],
-          outboxPending: true,
-        };
-        // A concurrent move (or the relay settling events) changed the order: read it again,
-        // so the transition is judged against the status that is really there.
-        if (!(await orders.swap(next, current._v, signal))) continue;
-        deps.eventsWritten();
-        if (cancelling) await deps.stockReleases.release(orderId);
-        return;
-      }
-      throw conflict("the order is being changed concurrently; retry");
+          );
+          return {
+            next: { ...current, status, stockReleasePending: current.stockReleasePending || cancelling },
+            events: [updated],
+          };
+        },
+        signal,
+      );
+      if (outcome === undefined) throw notFound("order not found");
+      if (cancelling) await deps.stockReleases.release(orderId);
     },
 
     getPayableOrder: liveOrder,
   };
 }
+
+/** An order's own content, as placement writes it (the outbox fields are the runtime's). */
+type OrderContent = Unrecorded<OrderDocument>;
 
 function insufficientStock(productId: string): Error {
   return invalid(`insufficient stock for product ${productId}`);

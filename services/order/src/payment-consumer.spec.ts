@@ -20,14 +20,18 @@ const payments = createEventFactory("/commerce/payment");
 interface PaymentOf {
   readonly orderId: string;
   readonly customerId?: string;
-  /** Rupees; 79.96 (4 pens at 19.99) unless given. */
-  readonly amount?: number;
+  /** Paise; 7996 (4 pens at 19.99) unless given. */
+  readonly amountMinor?: bigint;
 }
 
-function paymentSucceeded({ orderId, customerId = alice.email, amount = 79.96 }: PaymentOf): EventRecord {
+function paymentSucceeded({
+  orderId,
+  customerId = alice.email,
+  amountMinor = 7996n,
+}: PaymentOf): EventRecord {
   return payments.event(
     PaymentSucceededSchema,
-    { paymentId: `pay_${orderId}`, orderId, customerId, amount, providerPaymentId: "pay_X", paidAt: "" },
+    { paymentId: `pay_${orderId}`, orderId, customerId, amountMinor, providerPaymentId: "pay_X", paidAt: "" },
     `pay_${orderId}`,
   );
 }
@@ -139,7 +143,7 @@ describe("Order service: payment-events consumer", () => {
 
   it("changes nothing on PAYMENT_CREATED and PAYMENT_FAILED", async () => {
     const orderId = await placed();
-    const common = { paymentId: "pay_1", orderId, customerId: alice.email, amount: 79.96 };
+    const common = { paymentId: "pay_1", orderId, customerId: alice.email, amountMinor: 7996n };
     await publishAndSettle(
       payments.event(
         PaymentCreatedSchema,
@@ -161,7 +165,7 @@ describe("Order service: payment-events consumer", () => {
     const orderId = await placed();
     await publishAndSettle(
       paymentSucceeded({ orderId, customerId: "mallory@x.test" }),
-      paymentSucceeded({ orderId, amount: 1 }),
+      paymentSucceeded({ orderId, amountMinor: 7995n }),
     );
     expect(await statusOf(orderId)).to.equal("CREATED");
   });

@@ -13,7 +13,6 @@ import type { EventHandler } from "@commerce/runtime/events/event-bus.js";
 import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
 import type { EventLogger } from "@commerce/runtime/events/event-logger.js";
 import { DomainError } from "@commerce/runtime/errors/domain-error.js";
-import { toMinorUnits } from "@commerce/runtime/money/minor-units.js";
 import {
   PaymentSucceededSchema,
   type PaymentSucceeded,
@@ -43,9 +42,10 @@ export function createPaymentConsumer(orders: Orders, logger: EventLogger): Even
   /** True when the order is CREATED and the payment is for it; otherwise logs why not. */
   function confirmable(order: OrderDocument, payment: PaymentSucceeded): boolean {
     const fields = { orderId: order._id, paymentId: payment.paymentId, status: order.status };
-    if (order.customerId !== payment.customerId || toMinorUnits(payment.amount) !== order.totalMinor) {
+    // Both in minor units: exact, no rounding between what was paid and what is owed.
+    if (order.customerId !== payment.customerId || payment.amountMinor !== BigInt(order.totalMinor)) {
       logger.error(
-        { ...fields, amount: payment.amount, totalMinor: order.totalMinor },
+        { ...fields, amountMinor: String(payment.amountMinor), totalMinor: order.totalMinor },
         "PAYMENT_SUCCESS does not match its order (customer or amount); not confirmed",
       );
       return false;

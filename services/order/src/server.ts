@@ -6,7 +6,7 @@ import { createClient } from "@connectrpc/connect";
 import type { Subscription } from "@commerce/runtime/events/event-bus.js";
 import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
 import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
+import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
@@ -36,25 +36,19 @@ export async function buildOrderService(
 ): Promise<ServiceModule> {
   const collections = await openOrderCollections(ctx.store);
   const inventory = createClient(InventoryService, ctx.transport);
-  const relay = createOutboxRelay({
-    bus: ctx.bus,
-    collections: [collections.orders],
-    pollIntervalMs: 1_000,
-    batchSize: 100,
-    logger: ctx.logger,
-  });
+  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger });
+  const stored = outbox.track(collections.orders);
   const stockReleases = createStockReleases({
-    orders: collections.orders,
+    orders: stored,
     inventory,
     retryIntervalMs: options.releaseRetryIntervalMs ?? 5_000,
     logger: ctx.logger,
   });
   const orders = createOrders({
-    collections,
+    orders: stored,
     inventory,
     stockReleases,
     events: createEventFactory("/commerce/order"),
-    eventsWritten: () => relay.kick(),
     reservationTtlMs: options.reservationTtlMs ?? defaultReservationTtlMs,
     clock: ctx.clock,
     logger: ctx.logger,
@@ -68,7 +62,7 @@ export async function buildOrderService(
       router.service(PayableOrderService, createPayableHandler(orders));
     },
     async start() {
-      relay.start();
+      outbox.start();
       stockReleases.start();
       payments = await startConsumer(ctx.bus, {
         group: "order-service",
@@ -80,7 +74,7 @@ export async function buildOrderService(
     async stop() {
       await payments?.close();
       await stockReleases.stop();
-      await relay.stop();
+      await outbox.stop();
     },
   };
 }

@@ -12,12 +12,14 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
-import type { Collection } from "@commerce/runtime/store/document-store.js";
+import { DomainError } from "@commerce/runtime/errors/domain-error.js";
+import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
+import { unchanged } from "@commerce/runtime/store/change-document.js";
 import type { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import type { OrderDocument } from "./order-store.js";
 
 export interface StockReleasesOptions {
-  readonly orders: Collection<OrderDocument>;
+  readonly orders: RecordedCollection<OrderDocument>;
   readonly inventory: Client<typeof InventoryService>;
   /** Pause between passes of the retry loop. */
   readonly retryIntervalMs: number;
@@ -38,8 +40,6 @@ export interface StockReleases {
 
 /** Orders looked at per pass; the next pass takes the rest. */
 const batchSize = 100;
-/** Compare-and-set attempts against concurrent writers (the outbox relay) when clearing. */
-const maxSwapAttempts = 20;
 
 export function createStockReleases(options: StockReleasesOptions): StockReleases {
   const { orders, inventory, logger } = options;
@@ -49,13 +49,15 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
   let failing = false;
 
   async function clearMarker(orderId: string): Promise<void> {
-    for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
-      const current = await orders.get(orderId);
-      if (current?.stockReleasePending !== true) return;
-      const next = { ...current, stockReleasePending: false, _v: current._v + 1 };
-      if (await orders.swap(next, current._v)) return;
+    try {
+      await orders.change(orderId, (current) =>
+        current.stockReleasePending ? { next: { ...current, stockReleasePending: false } } : unchanged,
+      );
+    } catch (error) {
+      if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
+      // Lost every race: the marker stays, and the loop calls ReleaseStock again (a no-op
+      // there) and clears it then.
     }
-    // The marker stays: the loop calls ReleaseStock again (a no-op there) and clears it then.
   }
 
   async function releaseOnce(orderId: string): Promise<boolean> {

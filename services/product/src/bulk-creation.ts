@@ -16,12 +16,14 @@
 import { randomUUID } from "node:crypto";
 import { conflict } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
+import { unchanged } from "@commerce/runtime/store/change-document.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import type { Clock } from "@commerce/runtime/time/wall-clock.js";
 import type { Categories } from "./categories.js";
 import { checkDraft, type NewProduct, type ProductDraftInput } from "./product-draft.js";
 import { insertProduct, nameTakenMessage, productCreated } from "./product-insertion.js";
-import type { ProductCollections, ProductDocument } from "./product-store.js";
+import type { ProductDocument } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
 
 export interface BulkCreation {
@@ -32,11 +34,11 @@ export interface BulkCreation {
 }
 
 export interface BulkCreationDeps {
-  readonly collections: ProductCollections;
+  /** Products, written with their events in the same write. */
+  readonly products: RecordedCollection<ProductDocument>;
   readonly categories: Categories;
   readonly ledger: StockLedger;
   readonly events: EventFactory;
-  readonly eventsWritten: () => void;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Age after which a PENDING batch counts as abandoned. */
@@ -44,7 +46,7 @@ export interface BulkCreationDeps {
 }
 
 export function createBulkCreation(deps: BulkCreationDeps): BulkCreation {
-  const { products } = deps.collections;
+  const { products } = deps;
   const insertion = { products, ledger: deps.ledger, events: deps.events, clock: deps.clock };
 
   async function check(drafts: readonly ProductDraftInput[], signal: AbortSignal): Promise<NewProduct[]> {
@@ -65,23 +67,18 @@ export function createBulkCreation(deps: BulkCreationDeps): BulkCreation {
 
   /** PENDING → ACTIVE with PRODUCT_CREATED; a no-op when it is active already. */
   async function activate(productId: string): Promise<void> {
-    for (;;) {
-      const current = await products.get(productId);
-      if (current === undefined) throw new Error(`pending product ${productId} vanished`);
-      if (current.status !== "PENDING") return;
-      const stock = await deps.ledger.balance(productId);
-      const next: ProductDocument = {
-        ...current,
-        _v: current._v + 1,
-        status: "ACTIVE",
-        outbox: [...current.outbox, productCreated(deps.events, current, stock)],
-        outboxPending: true,
-      };
-      if (await products.swap(next, current._v)) {
-        deps.eventsWritten();
-        return;
-      }
-    }
+    // Read before the change: the decision must be pure, and a PENDING product's stock is its
+    // INITIAL entry, which nothing else can change while the product is invisible to orders.
+    const stock = await deps.ledger.balance(productId);
+    const outcome = await products.change(productId, (current) =>
+      current.status === "PENDING"
+        ? {
+            next: { ...current, status: "ACTIVE" },
+            events: [productCreated(deps.events, current, stock)],
+          }
+        : unchanged,
+    );
+    if (outcome === undefined) throw new Error(`pending product ${productId} vanished`);
   }
 
   async function discard(pending: readonly ProductDocument[]): Promise<void> {

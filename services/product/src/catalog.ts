@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { conflict, invalid, notFound } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { RecordedChange, RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
 import type { Filter } from "@commerce/runtime/store/document-store.js";
 import type { Clock } from "@commerce/runtime/time/wall-clock.js";
 import {
@@ -13,10 +14,10 @@ import {
   ProductUpdatedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
 import type { Categories } from "./categories.js";
-import { fromMinorUnits, toMinorUnits } from "@commerce/runtime/money/minor-units.js";
+import { toMinorUnits } from "@commerce/runtime/money/minor-units.js";
 import { checkDraft, inactiveNameKey, type ProductDraftInput } from "./product-draft.js";
 import { insertProduct, nameTakenMessage } from "./product-insertion.js";
-import type { CategoryDocument, ProductCollections, ProductDocument } from "./product-store.js";
+import type { CategoryDocument, ProductDocument } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
 
 /** A product as reads show it: the document, its current stock and its category's name. */
@@ -62,23 +63,18 @@ export interface Catalog {
 }
 
 export interface CatalogDeps {
-  readonly collections: ProductCollections;
+  /** Products, written with their events in the same write. */
+  readonly products: RecordedCollection<ProductDocument>;
   readonly categories: Categories;
   readonly ledger: StockLedger;
   readonly events: EventFactory;
-  /** Wakes the outbox relay after a write that carries events. */
-  readonly eventsWritten: () => void;
   readonly clock: Clock;
 }
 
 export const productNotFound = "product not found";
 
-/** Compare-and-set attempts against concurrent writers of one product before giving up. */
-const maxSwapAttempts = 20;
-
 export function createCatalog(deps: CatalogDeps): Catalog {
-  const { products } = deps.collections;
-  const { categories, ledger } = deps;
+  const { products, categories, ledger } = deps;
   const insertion = { products, ledger, events: deps.events, clock: deps.clock };
 
   async function stocked(product: ProductDocument, signal: AbortSignal): Promise<StockedProduct> {
@@ -96,23 +92,24 @@ export function createCatalog(deps: CatalogDeps): Catalog {
   }
 
   /**
-   * Read, change, compare-and-set, until it sticks; NOT_FOUND once the product is not active.
+   * A recorded change of an active product; NOT_FOUND once the product is not active.
    * Without a signal once an earlier write of the same request has happened: a request that
    * has begun changing things finishes, even if its client went away.
    */
   async function changeActive(
     productId: string,
-    change: (current: ProductDocument) => ProductDocument,
+    change: (current: ProductDocument) => RecordedChange<ProductDocument>,
     signal?: AbortSignal,
   ): Promise<void> {
-    for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
-      const current = await activeProduct(productId, signal);
-      if (await products.swap({ ...change(current), _v: current._v + 1 }, current._v, signal)) {
-        deps.eventsWritten();
-        return;
-      }
-    }
-    throw conflict("the product is being changed concurrently; retry");
+    const outcome = await products.change(
+      productId,
+      (current) => {
+        if (current.status !== "ACTIVE") throw notFound(productNotFound);
+        return change(current);
+      },
+      signal,
+    );
+    if (outcome === undefined) throw notFound(productNotFound);
   }
 
   return {
@@ -156,7 +153,6 @@ export function createCatalog(deps: CatalogDeps): Catalog {
         throw conflict(nameTakenMessage);
       }
       const doc = await insertProduct(insertion, product, "ACTIVE");
-      deps.eventsWritten();
       return doc._id;
     },
 
@@ -187,10 +183,10 @@ export function createCatalog(deps: CatalogDeps): Catalog {
           const next = { ...current, priceMinor: priceMinor ?? current.priceMinor };
           const updated = deps.events.event(
             ProductUpdatedSchema,
-            { productId, name: next.name, price: fromMinorUnits(next.priceMinor), stock },
+            { productId, name: next.name, priceMinor: BigInt(next.priceMinor), stock },
             productId,
           );
-          return { ...next, outbox: [...current.outbox, updated], outboxPending: true };
+          return { next, events: [updated] };
         },
         change.stock === undefined ? signal : undefined,
       );
@@ -200,14 +196,8 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       await changeActive(
         productId,
         (current) => ({
-          ...current,
-          status: "INACTIVE",
-          nameKey: inactiveNameKey(productId),
-          outbox: [
-            ...current.outbox,
-            deps.events.event(ProductDeletedSchema, { productId, name: current.name }, productId),
-          ],
-          outboxPending: true,
+          next: { ...current, status: "INACTIVE", nameKey: inactiveNameKey(productId) },
+          events: [deps.events.event(ProductDeletedSchema, { productId, name: current.name }, productId)],
         }),
         signal,
       );

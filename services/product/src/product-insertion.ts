@@ -7,16 +7,16 @@ import { randomUUID } from "node:crypto";
 import { conflict } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory, EventOptions } from "@commerce/runtime/events/event-factory.js";
 import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
+import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
 import type { Clock } from "@commerce/runtime/time/wall-clock.js";
 import { ProductCreatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
-import { fromMinorUnits } from "@commerce/runtime/money/minor-units.js";
 import { generateSku, type NewProduct } from "./product-draft.js";
 import type { ProductDocument, ProductStatus } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
 
 export interface ProductInsertionDeps {
-  readonly products: Collection<ProductDocument>;
+  readonly products: RecordedCollection<ProductDocument>;
   readonly ledger: StockLedger;
   readonly events: EventFactory;
   readonly clock: Clock;
@@ -30,7 +30,7 @@ const maxSkuAttempts = 5;
 /** PRODUCT_CREATED for `product`, whose stock is `stock`. */
 export function productCreated(
   events: EventFactory,
-  product: ProductDocument,
+  product: Unrecorded<ProductDocument>,
   stock: number,
   options?: EventOptions,
 ): OutboxEntry {
@@ -39,7 +39,7 @@ export function productCreated(
     {
       productId: product._id,
       name: product.name,
-      price: fromMinorUnits(product.priceMinor),
+      priceMinor: BigInt(product.priceMinor),
       stock,
       brand: product.brand,
       categoryId: product.categoryId,
@@ -71,9 +71,8 @@ export async function insertProduct(
     amount: { setTo: product.stock },
   });
   for (let attempt = 0; attempt < maxSkuAttempts; attempt++) {
-    const draft: ProductDocument = {
+    const draft: Unrecorded<ProductDocument> = {
       _id: id,
-      _v: 1,
       name: product.name,
       description: product.description,
       priceMinor: product.priceMinor,
@@ -84,16 +83,10 @@ export async function insertProduct(
       nameKey: product.nameKey,
       createdAt: deps.clock().getTime(),
       ...(batch === undefined ? {} : { batchId: batch.id, batchSize: batch.size }),
-      outbox: [],
-      outboxPending: false,
     };
-    const doc: ProductDocument =
-      status === "ACTIVE"
-        ? { ...draft, outbox: [productCreated(deps.events, draft, product.stock)], outboxPending: true }
-        : draft;
+    const events = status === "ACTIVE" ? [productCreated(deps.events, draft, product.stock)] : [];
     try {
-      await deps.products.insert(doc);
-      return doc;
+      return await deps.products.insert(draft, events);
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       const holder = await deps.products.findOne({ nameKey: product.nameKey });

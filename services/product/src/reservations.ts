@@ -31,6 +31,8 @@
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { notFound, unavailable } from "@commerce/runtime/errors/domain-error.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
+import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
+import { changeDocument, unchanged } from "@commerce/runtime/store/change-document.js";
 import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
 import type { Clock } from "@commerce/runtime/time/wall-clock.js";
 import type { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
@@ -60,7 +62,8 @@ export interface Reservations {
 
 export interface ReservationsDeps {
   readonly reservations: Collection<ReservationDocument>;
-  readonly products: Collection<ProductDocument>;
+  /** Read only: whether each product is active. */
+  readonly products: Pick<RecordedCollection<ProductDocument>, "get">;
   readonly ledger: StockLedger;
   /** The Order service's internal lookup: does this order exist? */
   readonly orders: Client<typeof PayableOrderService>;
@@ -97,13 +100,10 @@ export function createReservations(deps: ReservationsDeps): Reservations {
     to: ReservationState,
     extra: Partial<Pick<ReservationDocument, "shortProductId" | "missingProductId" | "releasedFrom">> = {},
   ): Promise<boolean> {
-    for (;;) {
-      const current = await reservations.get(orderId);
-      if (current === undefined || !from.includes(current.state)) return false;
-      if (await reservations.swap({ ...current, ...extra, state: to, _v: current._v + 1 }, current._v)) {
-        return true;
-      }
-    }
+    const outcome = await changeDocument(reservations, orderId, (current) =>
+      from.includes(current.state) ? { ...current, ...extra, state: to } : unchanged,
+    );
+    return outcome?.changed === true;
   }
 
   /**

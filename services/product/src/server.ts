@@ -5,7 +5,7 @@
  */
 import { createClient } from "@connectrpc/connect";
 import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
+import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
@@ -44,36 +44,28 @@ export async function buildProductService(
 ): Promise<ServiceModule> {
   const settings = { ...defaultProductOptions, ...options };
   const collections = await openProductCollections(ctx.store);
-  const relay = createOutboxRelay({
-    bus: ctx.bus,
-    collections: [collections.products, collections.stockEntries],
-    pollIntervalMs: 1_000,
-    batchSize: 100,
-    logger: ctx.logger,
-  });
+  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger });
+  const products = outbox.track(collections.products);
   const events = createEventFactory("/commerce/product");
-  const eventsWritten = (): void => relay.kick();
   const categories = createCategories(collections.categories);
   const ledger = createStockLedger({
-    entries: collections.stockEntries,
+    entries: outbox.track(collections.stockEntries),
     events,
-    eventsWritten,
     clock: ctx.clock,
   });
-  const catalog = createCatalog({ collections, categories, ledger, events, eventsWritten, clock: ctx.clock });
+  const catalog = createCatalog({ products, categories, ledger, events, clock: ctx.clock });
   const bulk = createBulkCreation({
-    collections,
+    products,
     categories,
     ledger,
     events,
-    eventsWritten,
     clock: ctx.clock,
     logger: ctx.logger,
     staleAfterMs: settings.staleBatchMs,
   });
   const reservations = createReservations({
     reservations: collections.reservations,
-    products: collections.products,
+    products,
     ledger,
     orders: createClient(PayableOrderService, ctx.transport),
     clock: ctx.clock,
@@ -104,14 +96,14 @@ export async function buildProductService(
     },
     async start() {
       await categories.seed();
-      relay.start();
+      outbox.start();
       timer = setInterval(sweep, settings.sweepIntervalMs);
       timer.unref();
     },
     async stop() {
       clearInterval(timer);
       await sweeping;
-      await relay.stop();
+      await outbox.stop();
     },
   };
 }

@@ -28,8 +28,10 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { unavailable } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
+import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
 import { createKeyedQueue } from "@commerce/runtime/concurrency/keyed-queue.js";
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import { ProductStockUpdatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
 import type { StockEntryDocument, StockReason } from "./product-store.js";
@@ -67,10 +69,9 @@ export interface StockLedger {
 }
 
 export interface StockLedgerDeps {
-  readonly entries: Collection<StockEntryDocument>;
+  /** Entries, each written with its PRODUCT_STOCK_UPDATED in the same insert. */
+  readonly entries: RecordedCollection<StockEntryDocument>;
   readonly events: EventFactory;
-  /** Wakes the outbox relay after an entry with an event was written. */
-  readonly eventsWritten: () => void;
   readonly clock: Clock;
   /** Inserts tried before giving up under contention (each loser re-reads and retries). */
   readonly maxAttempts?: number;
@@ -139,9 +140,15 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
     return entries.findOne({ key }, signal ? { signal } : {});
   }
 
-  function build(change: StockChange, seq: number, delta: number, balance: number): StockEntryDocument {
+  /** The entry and its events (none for INITIAL). */
+  function build(
+    change: StockChange,
+    seq: number,
+    delta: number,
+    balance: number,
+  ): { readonly entry: Unrecorded<StockEntryDocument>; readonly events: readonly OutboxEntry[] } {
     // INITIAL is part of creating the product, whose PRODUCT_CREATED carries the stock.
-    const outbox =
+    const events =
       change.reason === "INITIAL"
         ? []
         : [
@@ -157,9 +164,8 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
               change.productId,
             ),
           ];
-    return {
+    const entry = {
       _id: entryId(change.productId, seq),
-      _v: 1,
       productId: change.productId,
       seq,
       delta,
@@ -168,9 +174,8 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
       ...(change.orderId === undefined ? {} : { orderId: change.orderId }),
       key: change.key,
       at: formatTimestamp(deps.clock()),
-      outbox,
-      outboxPending: outbox.length > 0,
     };
+    return { entry, events };
   }
 
   // Appends to one product from this process queue up instead of racing for the next sequence
@@ -193,11 +198,12 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
         return existing ? { kind: "already_applied", entry: existing } : { kind: "insufficient", balance };
       }
       const next = build(change, (last?.seq ?? 0) + 1, delta, balance + delta);
+      let stored: StockEntryDocument;
       try {
-        await entries.insert(next, signal);
+        stored = await entries.insert(next.entry, next.events, signal);
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error;
-        const holder = await entries.get(next._id, signal);
+        const holder = await entries.get(next.entry._id, signal);
         if (holder?.key === change.key) return { kind: "already_applied", entry: holder };
         if (holder === undefined) {
           // The sequence number is free, so the key collided: the change was applied before.
@@ -209,9 +215,8 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
         await delay(Math.random() * Math.min(32, 2 ** attempt));
         continue;
       }
-      remember(next);
-      if (next.outboxPending) deps.eventsWritten();
-      return { kind: "applied", entry: next };
+      remember(stored);
+      return { kind: "applied", entry: stored };
     }
     throw unavailable("the stock of this product is changing too fast; retry");
   }

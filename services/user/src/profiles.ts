@@ -5,6 +5,7 @@
 import type { Client } from "@connectrpc/connect";
 import { conflict, forbidden, notFound, unavailable } from "@commerce/runtime/errors/domain-error.js";
 import type { Caller, Role } from "@commerce/runtime/identity/caller.js";
+import { changeDocument, unchanged } from "@commerce/runtime/store/change-document.js";
 import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
 import { insertWithNextId } from "@commerce/runtime/store/sequential-id.js";
 import type { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
@@ -44,9 +45,6 @@ export interface ProfilesDeps {
   readonly accounts: Client<typeof AccountService>;
 }
 
-/** How many times a compare-and-set is retried against concurrent writers before giving up. */
-const maxSwapAttempts = 20;
-
 export function createProfiles({ collections, accounts }: ProfilesDeps): Profiles {
   const { profiles, addresses } = collections;
 
@@ -67,35 +65,29 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
     return address;
   }
 
-  /** Read, change, compare-and-set; retried when a concurrent write got there first. */
-  async function update<T extends { readonly _v: number }>(
-    read: () => Promise<T>,
-    change: (current: T) => T,
-    write: (next: T, expected: number) => Promise<boolean>,
-  ): Promise<void> {
-    for (let attempt = 0; attempt < maxSwapAttempts; attempt++) {
-      const current = await read();
-      if (await write({ ...change(current), _v: current._v + 1 }, current._v)) return;
-    }
-    throw conflict("the resource is being changed concurrently; retry");
-  }
-
   return {
     getMe: profileOf,
 
     async updateMe(caller, fields, signal) {
-      await update(
-        () => profileOf(caller, signal),
+      const profile = await profileOf(caller, signal);
+      const outcome = await changeDocument(
+        profiles,
+        profile._id,
         (p) => ({ ...p, fullName: fields.fullName, phoneNo: fields.phoneNo }),
-        (next, expected) => profiles.swap(next, expected, signal),
+        signal,
       );
+      if (outcome === undefined) throw notFound("user not found");
     },
 
     async addAddress(caller, fields, signal) {
       await profileOf(caller, signal); // only existing users own addresses
       return insertWithNextId(
         addresses,
-        (id) => ({ _id: id, _v: 1, owner: caller.email, ...pick(fields) }),
+        async (id) => {
+          const address = { _id: id, _v: 1, owner: caller.email, ...pick(fields) };
+          await addresses.insert(address, signal);
+          return address;
+        },
         signal,
       );
     },
@@ -105,11 +97,17 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
     },
 
     async updateAddress(caller, addressId, fields, signal) {
-      await update(
-        () => ownedAddress(caller, addressId, signal),
-        (a) => ({ ...a, ...pick(fields) }),
-        (next, expected) => addresses.swap(next, expected, signal),
+      await ownedAddress(caller, addressId, signal);
+      const outcome = await changeDocument(
+        addresses,
+        addressId,
+        (a) => {
+          if (a.owner !== caller.email) throw forbidden("this address belongs to another user");
+          return { ...a, ...pick(fields) };
+        },
+        signal,
       );
+      if (outcome === undefined) throw notFound("address not found");
     },
 
     async deleteAddress(caller, addressId, signal) {
@@ -141,10 +139,11 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
       const existing = await profiles.get(profile.userId, signal);
       if (existing !== undefined) {
         if (existing.role === profile.role) return false;
-        await update(
-          async () => (await profiles.get(profile.userId, signal)) ?? existing,
-          (p) => ({ ...p, role: profile.role }),
-          (next, expected) => profiles.swap(next, expected, signal),
+        await changeDocument(
+          profiles,
+          profile.userId,
+          (p) => (p.role === profile.role ? unchanged : { ...p, role: profile.role }),
+          signal,
         );
         return false;
       }

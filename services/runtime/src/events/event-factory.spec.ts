@@ -37,7 +37,7 @@ describe("createEventFactory", () => {
       {
         orderId: "o-1",
         customerId: "a@example.com",
-        totalAmount: 0,
+        totalAmountMinor: 0n,
         items: [{ productId: "p-1", quantity: 2 }],
       },
       "o-1",
@@ -53,7 +53,7 @@ describe("createEventFactory", () => {
       time: "",
       subject: "o-1",
       topic: "order-events",
-      data: '{"orderId":"o-1","customerId":"a@example.com","totalAmount":0,"items":[{"productId":"p-1","quantity":2,"price":0}],"orderDate":""}',
+      data: '{"orderId":"o-1","customerId":"a@example.com","items":[{"productId":"p-1","quantity":2,"priceMinor":"0"}],"orderDate":"","totalAmountMinor":"0"}',
     });
     expect(entry).to.not.have.property("traceparent");
   });
@@ -86,7 +86,12 @@ describe("parseEventData", () => {
   const events = createEventFactory("/commerce/order");
   const placed = events.event(
     OrderPlacedSchema,
-    { orderId: "o-1", customerId: "a@example.com", totalAmount: 12.5, orderDate: "2024-05-01T10:00:00" },
+    {
+      orderId: "o-1",
+      customerId: "a@example.com",
+      totalAmountMinor: 1250n,
+      orderDate: "2024-05-01T10:00:00",
+    },
     "o-1",
   );
 
@@ -105,7 +110,7 @@ describe("parseEventData", () => {
 
     expect(payload.orderId).to.equal("o-1");
     expect(payload.customerId).to.equal("a@example.com");
-    expect(payload.totalAmount).to.equal(12.5);
+    expect(payload.totalAmountMinor).to.equal(1250n);
     expect(payload.orderDate).to.equal("2024-05-01T10:00:00");
     expect(payload.items).to.deep.equal([]);
   });
@@ -125,7 +130,7 @@ describe("parseEventData", () => {
     expect(failure({ ...placed, data: "{not json" })?.message).to.equal(
       `event ${placed.id} (ORDER_PLACED) has unreadable data`,
     );
-    expect(failure({ ...placed, data: '{"totalAmount":"lots"}' })?.message).to.equal(
+    expect(failure({ ...placed, data: '{"totalAmountMinor":"lots"}' })?.message).to.equal(
       `event ${placed.id} (ORDER_PLACED) has unreadable data`,
     );
   });

@@ -31,7 +31,7 @@ const authEvents = createEventFactory("/commerce/auth");
 function placed(orderId: string): OutboxEntry {
   return orderEvents.event(
     OrderPlacedSchema,
-    { orderId, customerId: "a@example.com", totalAmount: 10 },
+    { orderId, customerId: "a@example.com", totalAmountMinor: 1000n },
     orderId,
   );
 }

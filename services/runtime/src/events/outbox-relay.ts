@@ -10,12 +10,13 @@
  * survive the removal: on a version conflict the document is read again and only the published
  * ids are taken out.
  *
- * Passes never overlap: one loop runs them. `kick()` wakes it at once (services call it after a
- * write, so events leave within milliseconds); the poll interval covers writes by other
+ * Passes never overlap: one loop runs them. `kick()` wakes it at once (every recorded write calls it,
+ * recorded-collection.ts, so events leave within milliseconds); the poll interval covers writes by other
  * processes and events left by a previous run. When the bus or the store fails, the relay logs
  * once per outage, backs off exponentially, and logs again when it recovers.
  */
 import { setTimeout as delay } from "node:timers/promises";
+import { changeDocument, unchanged } from "../store/change-document.js";
 import type { Collection } from "../store/document-store.js";
 import type { EventBus } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
@@ -101,33 +102,33 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     wakeup = undefined;
   }
 
-  /** Removes the ids in `published` from `doc`, retrying on version conflicts. */
+  /**
+   * Removes the ids in `published` from `doc` by compare-and-set, with the store's one retry
+   * policy; entries appended meanwhile stay.
+   */
   async function settle(
     collection: Collection<OutboxCarrier>,
     doc: OutboxCarrier,
     published: ReadonlySet<string>,
     signal: AbortSignal,
   ): Promise<void> {
-    let current: OutboxCarrier | undefined = doc;
-    while (current !== undefined) {
-      const remaining = current.outbox.filter((entry) => !published.has(entry.id));
-      if (remaining.length === 0 && current.outboxOnly === true) {
-        // The store has no conditional delete; an event-only document is never written again
-        // after its insert (see OutboxCarrier.outboxOnly), so nothing can be appended meanwhile.
-        await collection.delete(current._id, signal);
-        return;
-      }
-      const pending = remaining.length > 0;
-      if (remaining.length === current.outbox.length && current.outboxPending === pending) return;
-      const next: OutboxCarrier = {
-        ...current,
-        outbox: remaining,
-        outboxPending: pending,
-        _v: current._v + 1,
-      };
-      if (await collection.swap(next, current._v, signal)) return;
-      current = await collection.get(current._id, signal);
+    if (doc.outboxOnly === true) {
+      // The store has no conditional delete; an event-only document is never written again
+      // after its insert (see OutboxCarrier.outboxOnly), so nothing can be appended meanwhile.
+      if (doc.outbox.every((entry) => published.has(entry.id))) await collection.delete(doc._id, signal);
+      return;
     }
+    await changeDocument(
+      collection,
+      doc._id,
+      (current) => {
+        const remaining = current.outbox.filter((entry) => !published.has(entry.id));
+        const pending = remaining.length > 0;
+        if (remaining.length === current.outbox.length && current.outboxPending === pending) return unchanged;
+        return { ...current, outbox: remaining, outboxPending: pending };
+      },
+      signal,
+    );
   }
 
   /** One pass; returns how many documents it handled. */

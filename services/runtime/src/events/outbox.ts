@@ -26,3 +26,8 @@ export interface OutboxCarrier extends VersionedDocument {
    */
   readonly outboxOnly?: boolean;
 }
+
+/** A document that only carries events (`outboxOnly`): see `ServiceOutbox.record`. */
+export interface EventCarrierDocument extends OutboxCarrier {
+  readonly _id: string;
+}
