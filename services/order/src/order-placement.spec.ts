@@ -8,6 +8,8 @@ import {
   startServiceHarness,
   type ServiceHarness,
 } from "@commerce/runtime/testing/service-harness.js";
+import { parseEventData } from "@commerce/runtime/events/event-factory.js";
+import { OrderPlacedSchema } from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { createInventoryStandIn, type InventoryStandIn } from "./inventory-stand-in.js";
@@ -56,6 +58,11 @@ async function startOrders(
     (ctx) => buildOrderService({ ...ctx, store: withInsertFault(ctx.store, fault) }, options),
     [inventory],
   );
+}
+
+function defined<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error("expected a value");
+  return value;
 }
 
 async function failure(call: Promise<unknown>): Promise<ConnectError> {
@@ -131,8 +138,22 @@ describe("Order service: placeOrder", () => {
       subject: orderId,
     });
     const data = JSON.parse(placed?.data ?? "{}") as Record<string, unknown>;
-    expect(data).to.include({ orderId, customerId: alice.email, totalAmount: 59.97 });
-    expect(data["items"]).to.deep.equal([{ productId: "p-pen", quantity: 3, price: 19.99 }]);
+    // Money in minor units; proto3 JSON prints int64 as a string.
+    expect(data).to.include({ orderId, customerId: alice.email, totalAmountMinor: "5997" });
+    expect(data["items"]).to.deep.equal([{ productId: "p-pen", quantity: 3, priceMinor: "1999" }]);
+  });
+
+  it("carries money in ORDER_PLACED as exact minor units: 0.29 × 3 is 87 paise, not 0.8699999999999999", async () => {
+    inventory.products.set("p-clip", { priceMinor: 29, stock: 10, active: true });
+    expect(0.29 * 3).to.not.equal(0.87); // why amounts travel as integers
+    const { orderId } = await orders().placeOrder({ items: [{ productId: "p-clip", quantity: 3 }] });
+    const [placed] = await eventually(() => (events.length > 0 ? events : undefined), 5_000, "ORDER_PLACED");
+    const payload = parseEventData(OrderPlacedSchema, defined(placed));
+    expect(payload.orderId).to.equal(orderId);
+    expect(payload.totalAmountMinor).to.equal(87n);
+    expect(payload.items.map((item) => [item.productId, item.quantity, item.priceMinor])).to.deep.equal([
+      ["p-clip", 3, 29n],
+    ]);
   });
 
   it("answers NOT_FOUND for an unknown or inactive product and reserves nothing", async () => {

@@ -117,7 +117,7 @@ describe("Order service: updateOrderStatus", () => {
       customerId: alice.email,
       previousStatus: "CREATED",
       status: "CONFIRMED",
-      totalAmount: 79.96,
+      totalAmountMinor: "7996",
     });
     expect(update?.["updatedAt"]).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
   });

@@ -108,7 +108,7 @@ describe("Order service: payment-events consumer", () => {
       customerId: alice.email,
       previousStatus: "CREATED",
       status: "CONFIRMED",
-      totalAmount: 79.96,
+      totalAmountMinor: "7996",
     });
   });
 

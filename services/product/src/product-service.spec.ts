@@ -97,11 +97,11 @@ describe("Product service: ProductService over RPC", () => {
     expect(created).to.deep.equal({
       productId: product.id,
       name: "Dune",
-      price: 19.99,
       stock: 12,
       brand: "Acme",
       categoryId: "books",
       sku: product.sku,
+      priceMinor: "1999",
     });
     expect((await checkedLedger(harness.context.store, product.id)).map((e) => e.reason)).to.deep.equal([
       "INITIAL",
@@ -158,15 +158,15 @@ describe("Product service: ProductService over RPC", () => {
       {
         productId,
         name: (await harness.client(ProductService).getProduct({ productId })).name,
-        price: 7.25,
         stock: 4,
+        priceMinor: "725",
       },
     ]);
     expect(await eventsOfType("PRODUCT_STOCK_UPDATED", 1)).to.deep.equal([
       { productId, stock: 4, delta: -6, reason: "ADMIN_UPDATE", orderId: "" },
     ]);
     await products().updateProduct({ productId, price: 8 });
-    expect((await eventsOfType("PRODUCT_UPDATED", 2))[1]).to.include({ price: 8, stock: 4 });
+    expect((await eventsOfType("PRODUCT_UPDATED", 2))[1]).to.include({ priceMinor: "800", stock: 4 });
     expect(await codeOf(products().updateProduct({ productId, price: 8.001 }))).to.equal(
       Code.InvalidArgument,
     );
