@@ -237,7 +237,10 @@ export function createOrders(deps: OrdersDeps): Orders {
         if ((await settleFailedInsert(content)) !== "landed") {
           throw unavailable("the order could not be stored; retry", error);
         }
-        return { ...content, _v: 1, outbox: [placed], outboxPending: true };
+        // It landed after all (a lost acknowledgement): answer with the order as stored.
+        const landed = await orders.get(orderId);
+        if (landed === undefined) throw unavailable("the order could not be stored; retry", error);
+        return landed;
       }
     },
 
