@@ -128,6 +128,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         return { ...current, outbox: remaining, outboxPending: pending };
       },
       signal,
+      doc,
     );
   }
 

@@ -42,17 +42,19 @@ export interface ChangeOutcome<T> {
  * throw (a refused state move), which ends the change with that error.
  *
  * Resolves undefined when the document does not exist (then `decide` is not called).
- * Rejects with a conflict after `maxChangeAttempts` lost races.
+ * Rejects with a conflict after `maxChangeAttempts` lost races. `known`, a copy of the document
+ * the caller has just read, spares the first read (the relay settles what its query found).
  */
 export async function changeDocument<T extends VersionedDocument>(
   collection: Collection<T>,
   id: T["_id"],
   decide: (current: T) => T | Unchanged,
   signal?: AbortSignal,
+  known?: T,
 ): Promise<ChangeOutcome<T> | undefined> {
   for (let attempt = 0; attempt < maxChangeAttempts; attempt++) {
     if (attempt > 0) await retryPause(attempt);
-    const current = await collection.get(id, signal);
+    const current = attempt === 0 && known !== undefined ? known : await collection.get(id, signal);
     if (current === undefined) return undefined;
     const decided = decide(current);
     if (decided === unchanged) return { doc: current, changed: false };
