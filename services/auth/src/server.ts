@@ -41,7 +41,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     logger: ctx.logger,
   });
   const throttle = createLoginThrottle(
-    collections.loginFailures,
+    collections.loginAttempts,
     options.throttle ?? defaultLoginThrottlePolicy,
   );
   const accounts = createAccounts({
@@ -68,7 +68,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
       sweeper = setInterval(() => {
         throttle
           .sweep(ctx.clock())
-          .catch((error: unknown) => ctx.logger.warn({ err: error }, "login failure sweep failed"));
+          .catch((error: unknown) => ctx.logger.warn({ err: error }, "login attempt sweep failed"));
       }, 60_000);
       sweeper.unref();
       const admin = options.admin;
