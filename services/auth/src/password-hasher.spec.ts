@@ -1,9 +1,11 @@
 import { expect } from "chai";
+import { readdirSync, readFileSync } from "node:fs";
 import { DomainError } from "@commerce/runtime/errors/domain-error.js";
 import { createPasswordHasher, type PasswordWork } from "./password-hasher.js";
 
 describe("createPasswordHasher", () => {
   const hasher = createPasswordHasher({ concurrency: 1, queue: 1 });
+  after(() => hasher.close());
 
   async function withWork<T>(use: (work: PasswordWork) => Promise<T>): Promise<T> {
     const work = hasher.admit();
@@ -30,6 +32,17 @@ describe("createPasswordHasher", () => {
 
   it("treats a malformed stored hash as a mismatch, not a crash", async () => {
     expect(await withWork((work) => work.verify("not a hash", "anything"))).to.equal(false);
+  });
+
+  it("hashes on a thread of lower CPU priority than the threads that serve requests", async () => {
+    await withWork((work) => work.hash("correct horse battery"));
+    const niceness = (tid: string): number => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    };
+    const threads = readdirSync("/proc/self/task");
+    expect(niceness(String(process.pid))).to.equal(0);
+    expect(threads.filter((tid) => niceness(tid) === 10)).to.have.length(1);
   });
 
   it("refuses a caller beyond its bound with 503 and a retry delay, and admits again once one ends", () => {

@@ -2,19 +2,21 @@
  * Password hashing per OWASP's Password Storage Cheat Sheet: argon2id, m = 19 MiB, t = 2, p = 1.
  * The PHC string stores its own parameters, so raising them later still verifies old hashes.
  *
- * Hashing at that cost takes a core for tens of milliseconds, so it is bounded: a caller is
- * admitted first (or refused with 503 and `Retry-After` when every place is taken) and its
- * hashes then run at most `concurrency` at a time. Unbounded, a login flood starved every other
- * request of the process (docs/decisions.md "Password work").
+ * Hashing at that cost takes a core for about 10 ms, so it is bounded: a caller is admitted
+ * first (or refused with 503 and `Retry-After` when every place is taken), and its hashes then
+ * run at most `concurrency` at a time, on low-priority threads (password-threads.ts). Unbounded,
+ * a login flood starved every other request of the process (docs/decisions.md "Password work").
  */
-import { hash, verify } from "@node-rs/argon2";
 import { availableParallelism } from "node:os";
 import { createBoundedWork, type BoundedWorkLimits } from "@commerce/runtime/concurrency/bounded-work.js";
 import { busy } from "@commerce/runtime/errors/domain-error.js";
+import { createPasswordThreads } from "./password-threads.js";
 
 export interface PasswordHasher {
   /** One caller's password work; throws 503 (busy) when the bound is reached. Must be ended. */
   admit(): PasswordWork;
+  /** Ends the hashing threads. */
+  close(): Promise<void>;
 }
 
 export interface PasswordWork {
@@ -54,27 +56,23 @@ export function createPasswordHasher(
   limits: BoundedWorkLimits = defaultPasswordWorkLimits(),
 ): PasswordHasher {
   const work = createBoundedWork(limits);
+  const threads = createPasswordThreads(limits.concurrency, options);
   let dummy: Promise<string> | undefined;
   return {
+    close: () => threads.close(),
     admit() {
       const admission = work.admit();
       if (admission === undefined) {
         throw busy("too many logins at once; retry in a moment", busyRetryAfterSeconds);
       }
       return {
-        hash: (password) => admission.run(() => hash(password, options)),
-        verify: (hashed, password) =>
-          admission.run(async () => {
-            try {
-              return await verify(hashed, password);
-            } catch {
-              return false; // a malformed stored hash never verifies
-            }
-          }),
+        hash: (password) => admission.run(() => threads.hash(password)),
+        // A malformed stored hash never verifies.
+        verify: (hashed, password) => admission.run(() => threads.verify(hashed, password)),
         async verifyDummy(password) {
-          dummy ??= hash("dummy password for timing equalisation", options);
+          dummy ??= admission.run(() => threads.hash("dummy password for timing equalisation"));
           const fixed = await dummy;
-          await admission.run(() => verify(fixed, password).catch(() => false));
+          await admission.run(() => threads.verify(fixed, password));
         },
         end: () => admission.end(),
       };

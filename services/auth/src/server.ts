@@ -44,9 +44,10 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     collections.loginAttempts,
     options.throttle ?? defaultLoginThrottlePolicy,
   );
+  const hasher = createPasswordHasher();
   const accounts = createAccounts({
     collections,
-    hasher: createPasswordHasher(),
+    hasher,
     issueToken: createTokenIssuer(options.jwtKey, options.jwtTtlSeconds),
     throttle,
     events: createEventFactory("/commerce/auth"),
@@ -77,6 +78,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     async stop() {
       clearInterval(sweeper);
       await relay.stop();
+      await hasher.close();
     },
   };
 }
