@@ -156,7 +156,12 @@ class EmbeddedBus implements EventBus {
     return this.#join("subscribeBatch", options.group, options.topics, member);
   }
 
-  async #join(operation: string, group: string, topics: readonly string[], member: Member): Promise<Subscription> {
+  async #join(
+    operation: string,
+    group: string,
+    topics: readonly string[],
+    member: Member,
+  ): Promise<Subscription> {
     if (this.#closed) throw new Error("the embedded event bus is closed");
     assertBusName("group", group, operation);
     if (topics.length === 0) throw new TypeError(`${operation}: no topics`);
@@ -396,7 +401,14 @@ class GroupCursor {
       if (!member.signal.aborted) {
         const [first] = records;
         this.#settings.logger.warn(
-          { err: error, group: this.#group, topic, offset: this.#offset, id: first?.id, count: records.length },
+          {
+            err: error,
+            group: this.#group,
+            topic,
+            offset: this.#offset,
+            id: first?.id,
+            count: records.length,
+          },
           records.length === 1
             ? "embedded bus: handler failed, the record will be delivered again"
             : "embedded bus: batch handler failed, the batch will be delivered again",

@@ -11,7 +11,14 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { deadLetterTopic } from "./dead-letter-publisher.js";
-import type { BatchHandler, EventBus, EventHandler, EventRecord, RecordBatch, Subscription } from "./event-bus.js";
+import type {
+  BatchHandler,
+  EventBus,
+  EventHandler,
+  EventRecord,
+  RecordBatch,
+  Subscription,
+} from "./event-bus.js";
 import { startBatchConsumer } from "./event-consumer.js";
 import type { EventLogger } from "./event-logger.js";
 
@@ -86,7 +93,12 @@ export function eventBusContract(options: EventBusContractOptions): void {
   }
 
   /** Like `recorder`, for batches: each batch as delivered, and every record's first delivery. */
-  function batchRecorder(): { batches: RecordBatch[]; ids: string[]; records: EventRecord[]; handler: BatchHandler } {
+  function batchRecorder(): {
+    batches: RecordBatch[];
+    ids: string[];
+    records: EventRecord[];
+    handler: BatchHandler;
+  } {
     const batches: RecordBatch[] = [];
     const single = recorder();
     return {
@@ -121,7 +133,8 @@ export function eventBusContract(options: EventBusContractOptions): void {
   }
 
   const ids = (...ns: number[]): string[] => ns.map((n) => `${names.topic}/${n}`);
-  const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  const range = (from: number, to: number): number[] =>
+    Array.from({ length: to - from + 1 }, (_, i) => from + i);
   const idsOf = (batch: RecordBatch): string[] => batch.records.map((r) => r.id);
 
   beforeEach(() => {
@@ -341,7 +354,10 @@ export function eventBusContract(options: EventBusContractOptions): void {
       keys.forEach((key, k) => {
         expect([...(partitionsOfKey.get(key) ?? [])], key).to.have.length(1);
         const expected = range(1, 30).filter((n) => n % keys.length === k);
-        expect(seen.records.filter((r) => r.subject === key).map((r) => r.id), key).to.deep.equal(ids(...expected));
+        expect(
+          seen.records.filter((r) => r.subject === key).map((r) => r.id),
+          key,
+        ).to.deep.equal(ids(...expected));
       });
     });
 
@@ -403,7 +419,10 @@ export function eventBusContract(options: EventBusContractOptions): void {
       const resumed = batchRecorder();
       await subscribeBatch(second, names.group, resumed.handler, { maxRecords: 3, maxWaitMs: 0 });
       const unacknowledged = 7 - acknowledged.length;
-      await until(() => resumed.ids.length === unacknowledged, "the unacknowledged records after the restart");
+      await until(
+        () => resumed.ids.length === unacknowledged,
+        "the unacknowledged records after the restart",
+      );
       await second.publish([record(8)]);
       await until(() => resumed.ids.length === unacknowledged + 1, "a live delivery after the restart");
 
@@ -428,7 +447,8 @@ export function eventBusContract(options: EventBusContractOptions): void {
           attempts: 2,
           logger: silent,
           handler: (batch) => {
-            if (batch.records.some((r) => r.id === poison)) return Promise.reject(new Error("cannot project"));
+            if (batch.records.some((r) => r.id === poison))
+              return Promise.reject(new Error("cannot project"));
             for (const id of idsOf(batch)) if (!handled.includes(id)) handled.push(id);
             return Promise.resolve();
           },

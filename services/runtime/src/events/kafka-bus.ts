@@ -525,7 +525,15 @@ class KafkaSubscription {
     } catch (error) {
       if (signal.aborted) return "closing";
       logger.warn(
-        { err: error, group, topic, partition, offset: messages[0]?.offset, id: first.id, count: records.length },
+        {
+          err: error,
+          group,
+          topic,
+          partition,
+          offset: messages[0]?.offset,
+          id: first.id,
+          count: records.length,
+        },
         records.length === 1
           ? "kafka bus: handler failed, the record will be delivered again"
           : "kafka bus: batch handler failed, the batch will be delivered again",

@@ -95,7 +95,12 @@ export function withBatchRetries(handler: BatchHandler, options: RetryOptions): 
         );
         for (const record of batch.records) await one(record);
       },
-      { topic: batch.topic, partition: batch.partition, firstId: batch.records[0]?.id, count: batch.records.length },
+      {
+        topic: batch.topic,
+        partition: batch.partition,
+        firstId: batch.records[0]?.id,
+        count: batch.records.length,
+      },
       signal,
     );
   };
