@@ -77,7 +77,13 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     if ((await accounts.findOne({ email }, signal ? { signal } : {})) !== undefined) {
       throw conflict("an account with this email already exists");
     }
-    const passwordHash = await deps.hasher.hash(input.password);
+    const work = deps.hasher.admit();
+    let passwordHash: string;
+    try {
+      passwordHash = await work.hash(input.password);
+    } finally {
+      work.end();
+    }
     const createdAt = formatTimestamp(deps.clock());
     let account: AccountDocument;
     try {
@@ -143,24 +149,40 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     }
   }
 
+  /**
+   * The account whose password this is, after claiming one of its throttled attempts. Admitted
+   * to the password work before the attempt is claimed, so a login refused for load (503) uses
+   * up no attempt.
+   */
+  async function checkPassword(
+    email: string,
+    password: string,
+    now: Date,
+    signal: AbortSignal,
+  ): Promise<AccountDocument> {
+    const work = deps.hasher.admit();
+    try {
+      const wait = await deps.throttle.claim(email, now, signal);
+      if (wait > 0) throw throttled(`too many failed logins; retry in ${wait} s`, wait);
+      const account = await accounts.findOne({ email }, { signal });
+      if (account === undefined) {
+        await work.verifyDummy(password);
+        throw notFound(loginFailedMessage);
+      }
+      if (!(await work.verify(account.passwordHash, password))) throw unauthenticated(loginFailedMessage);
+      return account;
+    } finally {
+      work.end();
+    }
+  }
+
   return {
     register: (input, signal) => createAccount(input, "CUSTOMER", signal),
 
     async login(rawEmail, password, signal) {
       const email = normalizeEmail(rawEmail);
       const now = deps.clock();
-      const wait = await deps.throttle.retryAfter(email, now, signal);
-      if (wait > 0) throw throttled(`too many failed logins; retry in ${wait} s`);
-      const account = await accounts.findOne({ email }, { signal });
-      if (account === undefined) {
-        await deps.hasher.verifyDummy(password);
-        await deps.throttle.recordFailure(email, now);
-        throw notFound(loginFailedMessage);
-      }
-      if (!(await deps.hasher.verify(account.passwordHash, password))) {
-        await deps.throttle.recordFailure(email, now);
-        throw unauthenticated(loginFailedMessage);
-      }
+      const account = await checkPassword(email, password, now, signal);
       const token = await deps.issueToken({ email, role: account.role, name: account.fullName }, now);
       const login = deps.events.event(
         UserLoginSchema,
@@ -185,8 +207,14 @@ export function createAccounts(deps: AccountsDeps): Accounts {
           if (existing === undefined) throw error;
         }
       }
-      const passwordMatches = await deps.hasher.verify(existing.passwordHash, password);
-      const passwordHash = passwordMatches ? existing.passwordHash : await deps.hasher.hash(password);
+      const work = deps.hasher.admit();
+      let passwordHash: string;
+      try {
+        const matches = await work.verify(existing.passwordHash, password);
+        passwordHash = matches ? existing.passwordHash : await work.hash(password);
+      } finally {
+        work.end();
+      }
       const outcome = await accounts.change(existing._id, (current) =>
         current.role === "ADMIN" && current.passwordHash === passwordHash
           ? unchanged

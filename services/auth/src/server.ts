@@ -39,13 +39,14 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     carriers: collections.eventCarriers,
   });
   const throttle = createLoginThrottle(
-    collections.loginFailures,
+    collections.loginAttempts,
     options.throttle ?? defaultLoginThrottlePolicy,
   );
+  const hasher = createPasswordHasher();
   const accounts = createAccounts({
     accounts: outbox.track(collections.accounts),
     outbox,
-    hasher: createPasswordHasher(),
+    hasher,
     issueToken: createTokenIssuer(options.jwtKey, options.jwtTtlSeconds),
     throttle,
     events: createEventFactory("/commerce/auth"),
@@ -66,7 +67,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
       sweeper = setInterval(() => {
         throttle
           .sweep(ctx.clock())
-          .catch((error: unknown) => ctx.logger.warn({ err: error }, "login failure sweep failed"));
+          .catch((error: unknown) => ctx.logger.warn({ err: error }, "login attempt sweep failed"));
       }, 60_000);
       sweeper.unref();
       const admin = options.admin;
@@ -75,6 +76,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     async stop() {
       clearInterval(sweeper);
       await outbox.stop();
+      await hasher.close();
     },
   };
 }
