@@ -63,7 +63,8 @@ export function isPlainDecimal(text: string, kind: NumberKind): boolean {
   }
 }
 
-const shapes: Record<NumberKind, string> = {
+/** What each kind must look like, in refusals (the Envoy generator passes it to Lua too). */
+export const numberShapes: Readonly<Record<NumberKind, string>> = {
   i: "an integer in plain decimal digits",
   I: "an integer in plain decimal digits",
   u: "a non-negative integer in plain decimal digits",
@@ -73,10 +74,10 @@ const shapes: Record<NumberKind, string> = {
 
 /** The refusal of a path or query parameter. */
 export function parameterNotation(name: string, kind: NumberKind): string {
-  return `parameter "${name}" must be ${shapes[kind]}`;
+  return `parameter "${name}" must be ${numberShapes[kind]}`;
 }
 
 /** The refusal of a JSON value: a JSON number is required (or, for 64-bit integers, a string). */
 export function fieldNotation(key: string, kind: NumberKind): string {
-  return `field "${key}" must be a JSON number: ${shapes[kind]}`;
+  return `field "${key}" must be a JSON number: ${numberShapes[kind]}`;
 }
