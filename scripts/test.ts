@@ -7,10 +7,11 @@
  *      service started with plain node;
  *   4. the Envoy configuration generator and the Envoy edge's own concerns (a real Envoy,
  *      fetched and cached on first use), and the topology's process supervision;
- *   5. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
+ *   5. crash recovery: the platform killed under order load gives leaked stock back in time;
+ *   6. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
  *      service-port suite against its services' port), on FerretDB with the embedded bus, and
  *      on FerretDB with Kafka;
- *   6. the multi-process topology on FerretDB + Kafka, two replicas of Product and Order, behind
+ *   7. the multi-process topology on FerretDB + Kafka, two replicas of Product and Order, behind
  *      a real Envoy: the acceptance suite through Envoy and the service-port suite against the
  *      services' own ports; no process may exit meanwhile.
  * Prints how long each step took, and ends with one line of totals.
@@ -78,6 +79,10 @@ try {
     "scripts/envoy/**/*.spec.ts",
     "scripts/cluster/**/*.spec.ts",
     "test/envoy/**/*.spec.ts",
+  ]);
+
+  await step("crash recovery: stock leaked by a SIGKILL returns (embedded)", bin("mocha"), [
+    "test/crash/**/*.spec.ts",
   ]);
 
   const deployment = {

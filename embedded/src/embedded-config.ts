@@ -5,6 +5,8 @@
  * credentials, an admin account) is generated once and kept under `DATA_DIR/secrets` when unset.
  */
 import { readAuthSettings, type AuthSettings } from "@commerce/auth/auth-settings.js";
+import { readProductSettings } from "@commerce/product/product-settings.js";
+import type { ProductOptions } from "@commerce/product/server.js";
 import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
 import {
   readInfraSettings,
@@ -29,6 +31,7 @@ export interface EmbeddedConfig {
   readonly grpcPort: number;
   readonly infra: InfraSettings;
   readonly auth: AuthSettings;
+  readonly product: ProductOptions;
   /** PAYMENT_CURRENCY. */
   readonly currency: string;
   /** The edge's credential towards the services (EDGE_SECRET). */
@@ -73,6 +76,7 @@ export function loadEmbeddedConfig(
     grpcPort: reader.port("GRPC_PORT", 9090),
     infra: readInfraSettings(reader),
     auth: readAuthSettings(reader),
+    product: readProductSettings(reader),
     currency: readPaymentCurrency(reader),
     edgeSecret: reader.headerSecret("EDGE_SECRET", minSecretLength) ?? "",
     peerSecret: reader.headerSecret("PEER_SECRET", minSecretLength) ?? "",

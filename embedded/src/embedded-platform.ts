@@ -92,7 +92,7 @@ export async function startPlatform({
   const modules: ServiceModule[] = [
     await buildAuthService(await contextFor("auth"), config.auth),
     await buildUserService(await contextFor("user")),
-    await buildProductService(await contextFor("product")),
+    await buildProductService(await contextFor("product"), config.product),
     await buildOrderService(await contextFor("order")),
     await buildNotificationService(await contextFor("notification"), { currency: config.currency }),
   ];

@@ -17,10 +17,12 @@
  *   5. GET /api/products/{id} through Envoy to the Product service's own process, through the
  *      same Envoy route to the fixed-product upstream, and through the local edge in embedded
  *      mode, beside the bare server (envoy-bench.ts).
+ *   6. a login flood beside catalog reads in embedded mode: 200 connections, a fifth of them
+ *      logging in (login-flood-bench.ts);
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
- * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port or BENCH_ONLY=envoy
- * runs part 4 or part 5 alone (about a minute each); BENCH_ENVOY_WORKERS sets Envoy's worker
+ * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy or
+ * BENCH_ONLY=login-flood runs part 4, 5 or 6 alone (about a minute each); BENCH_ENVOY_WORKERS sets Envoy's worker
  * threads for part 5 (default 1).
  */
 import { randomBytes } from "node:crypto";
@@ -36,6 +38,7 @@ import { benchEnvoy } from "./envoy-bench.js";
 import { benchEventLatency, benchRelay } from "./event-bench.js";
 import { formatResult, measure, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
+import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
 import { benchServicePort } from "./service-port-bench.js";
 
@@ -44,9 +47,11 @@ const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
 const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb,kafka").split(",");
 const only = process.env["BENCH_ONLY"];
 const envoyWorkers = Number(process.env["BENCH_ENVOY_WORKERS"] ?? 1);
-if (only !== undefined && only !== "service-port" && only !== "envoy") {
-  throw new Error(`BENCH_ONLY knows "service-port" and "envoy", not "${only}"`);
+if (only !== undefined && only !== "service-port" && only !== "envoy" && only !== "login-flood") {
+  throw new Error(`BENCH_ONLY knows "service-port", "envoy" and "login-flood", not "${only}"`);
 }
+/** The login flood's connections: the load the identity review measured with. */
+const floodConnections = 200;
 const admin = { email: "admin@bench.test", password: "bench-admin-password" };
 
 async function json(url: string, init: RequestInit): Promise<unknown> {
@@ -106,6 +111,15 @@ async function servicePortLines(platform: PlatformProcess): Promise<string[]> {
   });
 }
 
+async function loginFloodLines(platform: PlatformProcess): Promise<string[]> {
+  return benchLoginFlood({
+    baseUrl: platform.baseUrl,
+    adminToken: await login(platform.baseUrl, admin.email, admin.password),
+    connections: floodConnections,
+    seconds,
+  });
+}
+
 const scratch = await mkdtemp(join(tmpdir(), "commerce-bench-"));
 const lines: string[] = [];
 try {
@@ -117,7 +131,16 @@ try {
       await platform.stop();
     }
   }
-  const bare = only !== "service-port" ? await startChildServer("bare-server.ts") : undefined;
+  if (only === "login-flood") {
+    const platform = await startPlatformProcess(platformEnv(scratch, "embedded"));
+    try {
+      lines.push(...(await loginFloodLines(platform)));
+    } finally {
+      await platform.stop();
+    }
+  }
+  const bare =
+    only !== "service-port" && only !== "login-flood" ? await startChildServer("bare-server.ts") : undefined;
   const ceiling =
     bare === undefined ? undefined : await measure({ url: `${bare.url}/`, connections, seconds });
   await bare?.stop();
@@ -184,7 +207,10 @@ try {
         ...(mode === "ferretdb" ? { products: 200 } : {}),
       });
       lines.push(...orders);
-      if (mode === "embedded") lines.push("", ...(await servicePortLines(platform)));
+      if (mode === "embedded") {
+        lines.push("", ...(await loginFloodLines(platform)));
+        lines.push("", ...(await servicePortLines(platform)));
+      }
     } finally {
       await platform.stop();
       await Promise.all([ferret?.stop(), kafka?.stop()]);

@@ -91,7 +91,7 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
     throw new Error(`CLUSTER_PORT must be a port from 1024 to 65000, got "${env["CLUSTER_PORT"] ?? ""}"`);
   }
   const settings: Record<string, string> = { ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword };
-  for (const name of ["JWT_TTL", "PAYMENT_CURRENCY"] as const) {
+  for (const name of ["JWT_TTL", "PAYMENT_CURRENCY", "RESERVATION_TTL"] as const) {
     const value = env[name];
     if (value !== undefined && value !== "") settings[name] = value;
   }

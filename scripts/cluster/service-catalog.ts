@@ -9,7 +9,8 @@
 export type ServiceName = "auth" | "user" | "product" | "order" | "notification";
 
 /** Deployment-wide values a service may be given, by the variable that carries each. */
-export type OwnedSetting = "JWT_SECRET" | "JWT_TTL" | "ADMIN_EMAIL" | "ADMIN_PASSWORD" | "PAYMENT_CURRENCY";
+export type OwnedSetting =
+  "JWT_SECRET" | "JWT_TTL" | "ADMIN_EMAIL" | "ADMIN_PASSWORD" | "PAYMENT_CURRENCY" | "RESERVATION_TTL";
 
 export interface DeployableService {
   readonly name: ServiceName;
@@ -38,7 +39,7 @@ export const deployableServices: readonly DeployableService[] = [
     name: "product",
     entry: "services/product/src/main.js",
     peers: { ORDER_SERVICE_URL: "order" },
-    owns: [],
+    owns: ["RESERVATION_TTL"],
   },
   {
     name: "order",

@@ -13,6 +13,8 @@ export interface PlatformProcess {
   /** The platform's process id (benchmarks read its CPU time). */
   readonly pid: number;
   stop(): Promise<void>;
+  /** SIGKILL: a crash, with no chance to finish anything. */
+  kill(): Promise<void>;
 }
 
 const root = join(import.meta.dirname, "..", "..");
@@ -44,6 +46,10 @@ export function startPlatformProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000)
         pid: child.pid ?? 0,
         async stop() {
           child.kill("SIGTERM");
+          await exited;
+        },
+        async kill() {
+          child.kill("SIGKILL");
           await exited;
         },
       });

@@ -137,6 +137,34 @@ describe("Auth: POST /api/auth/login", () => {
     });
     expect(blocked.status).to.equal(429);
     expect(blocked.body).to.include({ status: 429, code: "RESOURCE_EXHAUSTED" });
+    // The first failure leaves the 15-minute window in a little under 15 minutes.
+    expect(Number(blocked.headers.get("retry-after"))).to.be.within(850, 900);
+  });
+
+  it("checks exactly 5 passwords of 50 concurrent logins for one account; the rest wait (429 or 503)", async () => {
+    const input = registration("raced");
+    await api("POST", "/api/auth/register", { body: input });
+    const attempts = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        api("POST", "/api/auth/login", { body: { email: input.email, password: `wrong-${i}-password` } }),
+      ),
+    );
+    // 429: the account's attempts are used up; 503: the server's password work is at capacity
+    // (which of the two depends on arrival order). Either way nothing else was checked.
+    const statuses = attempts.map((attempt) => attempt.status);
+    expect(statuses.filter((status) => status === 401)).to.have.length(5);
+    expect(statuses.filter((status) => status !== 401 && status !== 429 && status !== 503)).to.deep.equal([]);
+    for (const attempt of attempts.filter((a) => a.status === 429)) {
+      expect(Number(attempt.headers.get("retry-after"))).to.be.within(850, 900);
+    }
+    for (const attempt of attempts.filter((a) => a.status === 503)) {
+      expect(attempt.headers.get("retry-after")).to.equal("1");
+    }
+    // The limit held: the right password is refused too until the window has passed.
+    const right = await api("POST", "/api/auth/login", {
+      body: { email: input.email, password: input.password },
+    });
+    expect(right.status).to.equal(429);
   });
 
   it("answers 400 for an operator object instead of an email", async () => {

@@ -1,6 +1,6 @@
 /**
- * What the Auth service stores, in its own database: accounts (credentials and role), recent
- * login failures (for throttling), and documents that only carry events.
+ * What the Auth service stores, in its own database: accounts (credentials and role), login
+ * attempt slots (for throttling), and documents that only carry events.
  */
 import type { OutboxCarrier } from "@commerce/runtime/events/outbox.js";
 import type { Role } from "@commerce/runtime/identity/caller.js";
@@ -8,7 +8,7 @@ import type {
   Collection,
   CollectionSpec,
   DocumentStore,
-  StoredDocument,
+  VersionedDocument,
 } from "@commerce/runtime/store/document-store.js";
 
 /** An account. `_id` is the user id that the User service's profile shares. */
@@ -24,12 +24,14 @@ export interface AccountDocument extends OutboxCarrier {
   readonly createdAt: string;
 }
 
-/** One failed login, kept for the throttling window. */
-export interface LoginFailureDocument extends StoredDocument {
+/** One of an email's login attempt slots (login-throttle.ts): `<email>#<slot>`. */
+export interface LoginAttemptDocument extends VersionedDocument {
   readonly _id: string;
   readonly email: string;
-  /** Epoch milliseconds. */
+  /** When the slot's latest attempt began, epoch milliseconds. */
   readonly at: number;
+  /** The sweeper is deleting it: logins leave it alone. */
+  readonly retired: boolean;
 }
 
 /** A document that exists only to carry events (USER_LOGIN changes no state). */
@@ -39,7 +41,7 @@ export interface EventCarrierDocument extends OutboxCarrier {
 
 export interface AccountCollections {
   readonly accounts: Collection<AccountDocument>;
-  readonly loginFailures: Collection<LoginFailureDocument>;
+  readonly loginAttempts: Collection<LoginAttemptDocument>;
   readonly eventCarriers: Collection<EventCarrierDocument>;
 }
 
@@ -47,9 +49,9 @@ const accountsSpec: CollectionSpec<AccountDocument> = {
   name: "accounts",
   indexes: [{ fields: ["email"], unique: true }, { fields: ["outboxPending"] }],
 };
-const loginFailuresSpec: CollectionSpec<LoginFailureDocument> = {
-  name: "login_failures",
-  indexes: [{ fields: ["email"] }, { fields: ["at"] }],
+const loginAttemptsSpec: CollectionSpec<LoginAttemptDocument> = {
+  name: "login_attempts",
+  indexes: [{ fields: ["at"] }],
 };
 const eventCarriersSpec: CollectionSpec<EventCarrierDocument> = {
   name: "event_carriers",
@@ -59,7 +61,7 @@ const eventCarriersSpec: CollectionSpec<EventCarrierDocument> = {
 export async function openAccountCollections(store: DocumentStore): Promise<AccountCollections> {
   return {
     accounts: await store.collection(accountsSpec),
-    loginFailures: await store.collection(loginFailuresSpec),
+    loginAttempts: await store.collection(loginAttemptsSpec),
     eventCarriers: await store.collection(eventCarriersSpec),
   };
 }

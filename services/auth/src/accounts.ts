@@ -74,7 +74,13 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     if ((await accounts.findOne({ email }, signal ? { signal } : {})) !== undefined) {
       throw conflict("an account with this email already exists");
     }
-    const passwordHash = await deps.hasher.hash(input.password);
+    const work = deps.hasher.admit();
+    let passwordHash: string;
+    try {
+      passwordHash = await work.hash(input.password);
+    } finally {
+      work.end();
+    }
     const createdAt = formatTimestamp(deps.clock());
     let account: AccountDocument;
     try {
@@ -140,24 +146,40 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     }
   }
 
+  /**
+   * The account whose password this is, after claiming one of its throttled attempts. Admitted
+   * to the password work before the attempt is claimed, so a login refused for load (503) uses
+   * up no attempt.
+   */
+  async function checkPassword(
+    email: string,
+    password: string,
+    now: Date,
+    signal: AbortSignal,
+  ): Promise<AccountDocument> {
+    const work = deps.hasher.admit();
+    try {
+      const wait = await deps.throttle.claim(email, now, signal);
+      if (wait > 0) throw throttled(`too many failed logins; retry in ${wait} s`, wait);
+      const account = await accounts.findOne({ email }, { signal });
+      if (account === undefined) {
+        await work.verifyDummy(password);
+        throw notFound(loginFailedMessage);
+      }
+      if (!(await work.verify(account.passwordHash, password))) throw unauthenticated(loginFailedMessage);
+      return account;
+    } finally {
+      work.end();
+    }
+  }
+
   return {
     register: (input, signal) => createAccount(input, "CUSTOMER", signal),
 
     async login(rawEmail, password, signal) {
       const email = normalizeEmail(rawEmail);
       const now = deps.clock();
-      const wait = await deps.throttle.retryAfter(email, now, signal);
-      if (wait > 0) throw throttled(`too many failed logins; retry in ${wait} s`);
-      const account = await accounts.findOne({ email }, { signal });
-      if (account === undefined) {
-        await deps.hasher.verifyDummy(password);
-        await deps.throttle.recordFailure(email, now);
-        throw notFound(loginFailedMessage);
-      }
-      if (!(await deps.hasher.verify(account.passwordHash, password))) {
-        await deps.throttle.recordFailure(email, now);
-        throw unauthenticated(loginFailedMessage);
-      }
+      const account = await checkPassword(email, password, now, signal);
       const token = await deps.issueToken({ email, role: account.role, name: account.fullName }, now);
       const login = deps.events.event(
         UserLoginSchema,
@@ -188,17 +210,19 @@ export function createAccounts(deps: AccountsDeps): Accounts {
             throw error;
           }
         }
-        const passwordMatches = await deps.hasher.verify(existing.passwordHash, password);
-        if (existing.role === "ADMIN" && passwordMatches) {
-          await createProfile(existing);
-          return;
+        const work = deps.hasher.admit();
+        let passwordHash: string;
+        try {
+          const matches = await work.verify(existing.passwordHash, password);
+          if (existing.role === "ADMIN" && matches) {
+            await createProfile(existing);
+            return;
+          }
+          passwordHash = matches ? existing.passwordHash : await work.hash(password);
+        } finally {
+          work.end();
         }
-        const next: AccountDocument = {
-          ...existing,
-          _v: existing._v + 1,
-          role: "ADMIN",
-          passwordHash: passwordMatches ? existing.passwordHash : await deps.hasher.hash(password),
-        };
+        const next: AccountDocument = { ...existing, _v: existing._v + 1, role: "ADMIN", passwordHash };
         if (await accounts.swap(next, existing._v)) {
           await createProfile(next);
           return;

@@ -1,57 +1,63 @@
 import { expect } from "chai";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
-import type { StoreProvider } from "@commerce/runtime/store/document-store.js";
+import { testStoreBackends, type TestStore } from "@commerce/runtime/testing/test-stores.js";
 import { openAccountCollections } from "./account-store.js";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.js";
 
-describe("createLoginThrottle", () => {
-  let dir: string;
-  let provider: StoreProvider;
-  let throttle: LoginThrottle;
-  const policy = { maxFailures: 3, windowMs: 60_000 };
-  const t0 = new Date("2026-05-01T10:00:00Z");
-  const at = (ms: number): Date => new Date(t0.getTime() + ms);
+for (const backend of testStoreBackends("services/auth/src/login-throttle.spec.ts")) {
+  describe(`createLoginThrottle (${backend.name})`, () => {
+    let opened: TestStore;
+    let throttle: LoginThrottle;
+    const policy = { maxAttempts: 3, windowMs: 60_000 };
+    const t0 = new Date("2026-05-01T10:00:00Z");
+    const at = (ms: number): Date => new Date(t0.getTime() + ms);
 
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), "throttle-"));
-    provider = createEmbeddedStoreProvider({ dataDir: dir });
-    const { loginFailures } = await openAccountCollections(await provider.open("auth"));
-    throttle = createLoginThrottle(loginFailures, policy);
-  });
-  afterEach(async () => {
-    await provider.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+    beforeEach(async () => {
+      opened = await backend.open();
+      const { loginAttempts } = await openAccountCollections(opened.store);
+      throttle = createLoginThrottle(loginAttempts, policy);
+    });
+    afterEach(() => opened.close());
 
-  it("allows attempts until maxFailures failures fall within the window", async () => {
-    await throttle.recordFailure("a@x.test", at(0));
-    await throttle.recordFailure("a@x.test", at(1_000));
-    expect(await throttle.retryAfter("a@x.test", at(2_000))).to.equal(0);
-    await throttle.recordFailure("a@x.test", at(2_000));
-    expect(await throttle.retryAfter("a@x.test", at(3_000))).to.equal(57);
-  });
+    it("grants maxAttempts checks within the window, then says when the oldest leaves it", async () => {
+      expect(await throttle.claim("a@x.test", at(0))).to.equal(0);
+      expect(await throttle.claim("a@x.test", at(1_000))).to.equal(0);
+      expect(await throttle.claim("a@x.test", at(2_000))).to.equal(0);
+      expect(await throttle.claim("a@x.test", at(3_000))).to.equal(57);
+      expect(await throttle.claim("a@x.test", at(59_999))).to.equal(1);
+      expect(await throttle.claim("a@x.test", at(60_000))).to.equal(0);
+      expect(await throttle.claim("a@x.test", at(60_001))).to.equal(1);
+    });
 
-  it("lets the account in again once the oldest counted failure leaves the window", async () => {
-    for (const ms of [0, 10_000, 20_000]) await throttle.recordFailure("a@x.test", at(ms));
-    expect(await throttle.retryAfter("a@x.test", at(59_999))).to.equal(1);
-    expect(await throttle.retryAfter("a@x.test", at(60_000))).to.equal(0);
-  });
+    it("grants exactly maxAttempts of 50 concurrent claims for one email", async () => {
+      const waits = await Promise.all(Array.from({ length: 50 }, () => throttle.claim("a@x.test", at(0))));
+      expect(waits.filter((wait) => wait === 0)).to.have.length(3);
+      expect(waits.filter((wait) => wait === 60)).to.have.length(47);
+    });
 
-  it("counts each email separately and forgets an account's failures on reset", async () => {
-    for (const ms of [0, 1, 2]) await throttle.recordFailure("a@x.test", at(ms));
-    expect(await throttle.retryAfter("b@x.test", at(10))).to.equal(0);
-    await throttle.reset("a@x.test");
-    expect(await throttle.retryAfter("a@x.test", at(10))).to.equal(0);
-  });
+    it("grants exactly one of 20 concurrent claims on an expired slot", async () => {
+      for (const ms of [0, 10_000, 20_000]) await throttle.claim("a@x.test", at(ms));
+      const waits = await Promise.all(
+        Array.from({ length: 20 }, () => throttle.claim("a@x.test", at(60_000))),
+      );
+      expect(waits.filter((wait) => wait === 0)).to.have.length(1);
+    });
 
-  it("sweeps only failures older than the window", async () => {
-    await throttle.recordFailure("a@x.test", at(0));
-    await throttle.recordFailure("b@x.test", at(30_000));
-    expect(await throttle.sweep(at(70_000))).to.equal(1);
-    expect(await throttle.sweep(at(70_000))).to.equal(0);
-    expect(await throttle.sweep(at(90_000))).to.equal(1);
+    it("counts each email separately, and a reset frees an account's attempts", async () => {
+      for (const ms of [0, 1, 2]) await throttle.claim("a@x.test", at(ms));
+      expect(await throttle.claim("b@x.test", at(10))).to.equal(0);
+      expect(await throttle.claim("a@x.test", at(10))).to.be.greaterThan(0);
+      await throttle.reset("a@x.test");
+      expect(await throttle.claim("a@x.test", at(10))).to.equal(0);
+    });
+
+    it("sweeps only slots whose attempt left the window, and claims go on after a sweep", async () => {
+      await throttle.claim("a@x.test", at(0));
+      await throttle.claim("b@x.test", at(30_000));
+      expect(await throttle.sweep(at(70_000))).to.equal(1);
+      expect(await throttle.sweep(at(70_000))).to.equal(0);
+      expect(await throttle.sweep(at(90_000))).to.equal(1);
+      for (const ms of [0, 1, 2]) expect(await throttle.claim("a@x.test", at(100_000 + ms))).to.equal(0);
+      expect(await throttle.claim("a@x.test", at(100_003))).to.equal(60);
+    });
   });
-});
+}

@@ -1,57 +1,99 @@
 /**
- * Throttles password guessing per account: after `maxFailures` failed logins within `windowMs`,
- * further attempts for that email are refused (429) until the oldest failure leaves the window.
- * Unknown emails are throttled the same way, so the throttle reveals nothing about existence.
+ * Throttles password guessing per account: at most `maxAttempts` password checks per email
+ * within any `windowMs`, however many logins arrive at once. A successful login frees the
+ * account's attempts. Unknown emails are throttled the same way, so the throttle reveals nothing
+ * about existence.
  *
- * Each failure is its own document (an insert is atomic on every backend; a shared counter
- * would need an atomic `$inc`, which FerretDB lacks). Expired failures are swept periodically
- * because FerretDB has no TTL indexes.
+ * A login must claim an attempt before its password is checked. Each email has `maxAttempts`
+ * slot documents (`<email>#<slot>`); a claim takes a slot that does not exist yet (a unique
+ * insert) or one whose attempt has left the window (a compare-and-set on its version). Both are
+ * atomic on every backend we run, unlike a counter (FerretDB's conditional updates are not), so
+ * of concurrent claims on one slot exactly one wins, and a sixth concurrent login finds every
+ * slot taken (docs/decisions.md "Login throttling").
+ *
+ * Expired slots are swept periodically (FerretDB has no TTL indexes). The sweeper retires a slot
+ * with a compare-and-set before it deletes it, and claims skip retired slots, so a deletion can
+ * never remove a slot that a login has just claimed.
  */
-import type { Collection } from "@commerce/runtime/store/document-store.js";
-import type { LoginFailureDocument } from "./account-store.js";
+import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import type { LoginAttemptDocument } from "./account-store.js";
 
 export interface LoginThrottlePolicy {
-  readonly maxFailures: number;
+  readonly maxAttempts: number;
   readonly windowMs: number;
 }
 
-export const defaultLoginThrottlePolicy: LoginThrottlePolicy = { maxFailures: 5, windowMs: 15 * 60 * 1000 };
+export const defaultLoginThrottlePolicy: LoginThrottlePolicy = { maxAttempts: 5, windowMs: 15 * 60 * 1000 };
 
 export interface LoginThrottle {
-  /** Seconds until the next attempt is allowed, or 0 when allowed now. */
-  retryAfter(email: string, now: Date, signal?: AbortSignal): Promise<number>;
-  recordFailure(email: string, now: Date): Promise<void>;
-  /** A successful login forgets the account's failures. */
+  /**
+   * Claims one password check for `email` at `now`: 0 when granted, else the seconds until an
+   * attempt leaves the window.
+   */
+  claim(email: string, now: Date, signal?: AbortSignal): Promise<number>;
+  /** A successful login frees the account's attempts. */
   reset(email: string): Promise<void>;
-  /** Deletes failures older than the window, at most `limit` per call. */
+  /** Deletes slots whose attempt left the window, at most `limit` per call. */
   sweep(now: Date, limit?: number): Promise<number>;
 }
 
+/** How long a login waits for a slot that the sweeper is deleting. */
+const retiredRetrySeconds = 1;
+
 export function createLoginThrottle(
-  failures: Collection<LoginFailureDocument>,
+  attempts: Collection<LoginAttemptDocument>,
   policy: LoginThrottlePolicy,
 ): LoginThrottle {
+  const slotIds = (email: string): string[] =>
+    Array.from({ length: policy.maxAttempts }, (_, slot) => `${email}#${slot}`);
+
+  /** Takes the slot `id` for an attempt at `at`; false when it is in use (or someone was faster). */
+  async function take(id: string, email: string, at: number, signal?: AbortSignal): Promise<boolean> {
+    const slot = await attempts.get(id, signal);
+    if (slot === undefined) {
+      try {
+        await attempts.insert({ _id: id, _v: 1, email, at, retired: false }, signal);
+        return true;
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) return false;
+        throw error;
+      }
+    }
+    if (slot.retired || slot.at > at - policy.windowMs) return false;
+    return attempts.swap({ ...slot, at, _v: slot._v + 1 }, slot._v, signal);
+  }
+
   return {
-    async retryAfter(email, now, signal) {
-      const since = now.getTime() - policy.windowMs;
-      const recent = await failures.find(
-        { email, at: { $gt: since } },
-        { sort: [{ field: "at", direction: -1 }], limit: policy.maxFailures, ...(signal ? { signal } : {}) },
-      );
-      if (recent.length < policy.maxFailures) return 0;
-      const oldest = recent[recent.length - 1]?.at ?? now.getTime();
-      return Math.max(1, Math.ceil((oldest + policy.windowMs - now.getTime()) / 1000));
+    async claim(email, now, signal) {
+      const at = now.getTime();
+      const ids = slotIds(email);
+      for (const id of ids) {
+        if (await take(id, email, at, signal)) return 0;
+      }
+      // Every slot is in use: the next one frees when its attempt leaves the window.
+      const slots = await Promise.all(ids.map((id) => attempts.get(id, signal)));
+      let wait = Infinity;
+      for (const slot of slots) {
+        const frees =
+          slot === undefined ? 0 : slot.retired ? retiredRetrySeconds * 1000 : slot.at + policy.windowMs - at;
+        wait = Math.min(wait, frees);
+      }
+      return Math.max(1, Math.ceil(wait / 1000));
     },
-    async recordFailure(email, now) {
-      await failures.insert({ _id: crypto.randomUUID(), email, at: now.getTime() });
-    },
+
     async reset(email) {
-      for (const failure of await failures.find({ email })) await failures.delete(failure._id);
+      for (const id of slotIds(email)) await attempts.delete(id);
     },
+
     async sweep(now, limit = 500) {
-      const expired = await failures.find({ at: { $lte: now.getTime() - policy.windowMs } }, { limit });
-      for (const failure of expired) await failures.delete(failure._id);
-      return expired.length;
+      const expired = await attempts.find({ at: { $lte: now.getTime() - policy.windowMs } }, { limit });
+      let deleted = 0;
+      for (const slot of expired) {
+        const retiring =
+          slot.retired || (await attempts.swap({ ...slot, retired: true, _v: slot._v + 1 }, slot._v));
+        if (retiring && (await attempts.delete(slot._id))) deleted++;
+      }
+      return deleted;
     },
   };
 }

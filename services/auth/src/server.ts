@@ -41,12 +41,13 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     logger: ctx.logger,
   });
   const throttle = createLoginThrottle(
-    collections.loginFailures,
+    collections.loginAttempts,
     options.throttle ?? defaultLoginThrottlePolicy,
   );
+  const hasher = createPasswordHasher();
   const accounts = createAccounts({
     collections,
-    hasher: createPasswordHasher(),
+    hasher,
     issueToken: createTokenIssuer(options.jwtKey, options.jwtTtlSeconds),
     throttle,
     events: createEventFactory("/commerce/auth"),
@@ -68,7 +69,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
       sweeper = setInterval(() => {
         throttle
           .sweep(ctx.clock())
-          .catch((error: unknown) => ctx.logger.warn({ err: error }, "login failure sweep failed"));
+          .catch((error: unknown) => ctx.logger.warn({ err: error }, "login attempt sweep failed"));
       }, 60_000);
       sweeper.unref();
       const admin = options.admin;
@@ -77,6 +78,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     async stop() {
       clearInterval(sweeper);
       await relay.stop();
+      await hasher.close();
     },
   };
 }

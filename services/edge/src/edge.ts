@@ -16,6 +16,7 @@ import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { userEmailHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
+import { retryAfterHeader } from "@commerce/runtime/errors/to-connect-error.js";
 import type {
   DualRequest,
   DualRequestHandler,
@@ -160,6 +161,8 @@ export function createEdge(options: EdgeOptions): Edge {
           "upstream failed",
         );
       }
+      const retryAfter = connectError.metadata.get(retryAfterHeader);
+      if (retryAfter !== null && /^[0-9]{1,6}$/.test(retryAfter)) res.setHeader("retry-after", retryAfter);
       if (!res.destroyed) sendError(res, errorBodyFromConnectError(connectError));
     } finally {
       call.done();

@@ -28,6 +28,8 @@ export interface InventoryStandIn extends ServiceRoutes {
   readonly down: Set<"getProductsForOrder" | "reserveStock" | "releaseStock">;
   /** Delay before ReserveStock takes stock. */
   reserveDelayMs: number;
+  /** The hold time ReserveStock answers (the Product service's reservation TTL). */
+  holdMs: number;
   /** Runs when ReserveStock begins (e.g. an admin deactivating a product meanwhile). */
   beforeReserve: (() => void) | undefined;
   releasesOf(orderId: string): number;
@@ -69,9 +71,10 @@ export function createInventoryStandIn(): InventoryStandIn {
         throw new ConnectError("product not found", Code.NotFound);
       }
       const existing = reservations.get(req.orderId);
-      if (existing !== undefined) return { reserved: existing.held, shortProductId: "" };
+      const holdMs = BigInt(standIn.holdMs);
+      if (existing !== undefined) return { reserved: existing.held, shortProductId: "", holdMs };
       const short = req.lines.find((line) => (products.get(line.productId)?.stock ?? 0) < line.quantity);
-      if (short !== undefined) return { reserved: false, shortProductId: short.productId };
+      if (short !== undefined) return { reserved: false, shortProductId: short.productId, holdMs };
       for (const line of req.lines) {
         const product = products.get(line.productId);
         if (product !== undefined) product.stock -= line.quantity;
@@ -80,7 +83,7 @@ export function createInventoryStandIn(): InventoryStandIn {
         lines: req.lines.map(({ productId, quantity }) => ({ productId, quantity })),
         held: true,
       });
-      return { reserved: true, shortProductId: "" };
+      return { reserved: true, shortProductId: "", holdMs };
     },
     releaseStock(req) {
       if (down.has("releaseStock")) throw new Error("product service is down");
@@ -106,6 +109,7 @@ export function createInventoryStandIn(): InventoryStandIn {
     lookups,
     down,
     reserveDelayMs: 0,
+    holdMs: 120_000,
     beforeReserve: undefined,
     releasesOf: (orderId) => releaseCalls.filter((id) => id === orderId).length,
   };

@@ -80,7 +80,8 @@ describe("Order service: placeOrder", () => {
     inventory.products.set("p-old", { priceMinor: 500, stock: 5, active: false });
     fault.next = "none";
     events = [];
-    harness = await startOrders(inventory, { reservationTtlMs: 200 }, fault);
+    inventory.holdMs = 200;
+    harness = await startOrders(inventory, {}, fault);
     events = await harness.recordEvents("order-events");
   });
   afterEach(() => harness.close());

@@ -67,8 +67,6 @@ export interface OrdersDeps {
   readonly events: EventFactory;
   /** Wakes the outbox relay after a write that carries events. */
   readonly eventsWritten: () => void;
-  /** The Product service's reservation TTL: after it, an orderless reservation is released. */
-  readonly reservationTtlMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -186,7 +184,7 @@ export function createOrders(deps: OrdersDeps): Orders {
 
       // Measured from before the request leaves: never younger than the Product's own record.
       const reservingSince = performance.now();
-      let reservation: { reserved: boolean; shortProductId: string };
+      let reservation: { reserved: boolean; shortProductId: string; holdMs: bigint };
       try {
         reservation = await inventory.reserveStock(
           { orderId, lines: items.map(({ productId, quantity }) => ({ productId, quantity })) },
@@ -203,7 +201,11 @@ export function createOrders(deps: OrdersDeps): Orders {
         if (reservation.shortProductId === "") throw tooSlow();
         throw insufficientStock(reservation.shortProductId);
       }
-      if (performance.now() - reservingSince > deps.reservationTtlMs / 2) {
+      // The Product service gives an orderless reservation back after `holdMs`: no order may be
+      // written that late, so past half of it the order is given up (0: an older Product
+      // service that does not say; nothing safe to assume).
+      const holdMs = Number(reservation.holdMs);
+      if (holdMs <= 0 || performance.now() - reservingSince > holdMs / 2) {
         await releaseQuietly(orderId);
         throw tooSlow();
       }

@@ -19,16 +19,9 @@ import { createPaymentConsumer, paymentTopic } from "./payment-consumer.js";
 import { createStockReleases } from "./stock-releases.js";
 
 export interface OrderOptions {
-  /**
-   * The Product service's reservation TTL (its sweeper releases an orderless HELD reservation
-   * older than this). Both sides must use the same value. Default 2 minutes.
-   */
-  readonly reservationTtlMs?: number;
   /** Pause between passes over cancelled orders whose stock release is pending. Default 5 s. */
   readonly releaseRetryIntervalMs?: number;
 }
-
-export const defaultReservationTtlMs = 120_000;
 
 export async function buildOrderService(
   ctx: ServiceContext,
@@ -55,7 +48,6 @@ export async function buildOrderService(
     stockReleases,
     events: createEventFactory("/commerce/order"),
     eventsWritten: () => relay.kick(),
-    reservationTtlMs: options.reservationTtlMs ?? defaultReservationTtlMs,
     clock: ctx.clock,
     logger: ctx.logger,
   });

@@ -25,7 +25,11 @@ export function createInventoryHandler(
         req.orderId,
         req.lines.map((line) => ({ productId: line.productId, quantity: line.quantity })),
       );
-      return { reserved: outcome.reserved, shortProductId: outcome.shortProductId ?? "" };
+      return {
+        reserved: outcome.reserved,
+        shortProductId: outcome.shortProductId ?? "",
+        holdMs: BigInt(reservations.holdMs),
+      };
     },
     async releaseStock(req) {
       return { released: await reservations.release(req.orderId) };

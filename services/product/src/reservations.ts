@@ -50,10 +50,14 @@ export interface ReserveOutcome {
 }
 
 export interface Reservations {
+  /** How long a reservation holds stock for an order never written (the TTL); ReserveStock says it. */
+  readonly holdMs: number;
   /** Takes every line or none. NOT_FOUND when a product is unknown or inactive. */
   reserve(orderId: string, lines: readonly ReservedLine[]): Promise<ReserveOutcome>;
   /** Gives back what the order's reservation took; false when it held nothing. */
   release(orderId: string): Promise<boolean>;
+  /** The order was written (ORDER_PLACED): its HELD reservation is COMMITTED; else nothing. */
+  commit(orderId: string): Promise<void>;
   /** One pass of the sweeper (see the module comment); returns how many reservations it settled. */
   sweep(): Promise<number>;
 }
@@ -71,6 +75,9 @@ export interface ReservationsDeps {
   /** How long a repeated call waits for the first call of the same order to finish. */
   readonly settleWaitMs?: number;
 }
+
+/** Reservations the sweeper reads at a time. */
+const sweepPageSize = 100;
 
 const reserveKey = (orderId: string, productId: string): string => `reserve:${orderId}:${productId}`;
 const releaseKey = (orderId: string, productId: string): string => `release:${orderId}:${productId}`;
@@ -223,6 +230,8 @@ export function createReservations(deps: ReservationsDeps): Reservations {
   }
 
   return {
+    holdMs: deps.ttlMs,
+
     async reserve(orderId, lines) {
       const reservation: ReservationDocument = {
         _id: orderId,
@@ -284,25 +293,39 @@ export function createReservations(deps: ReservationsDeps): Reservations {
       }
     },
 
+    async commit(orderId) {
+      await transition(orderId, ["HELD"], "COMMITTED");
+    },
+
     async sweep() {
       const cutoff = deps.clock().getTime() - deps.ttlMs;
       let settledCount = 0;
+      // Every due reservation in one pass, a page at a time: a pass that stopped after one page
+      // left the rest for later passes, and leaked stock waited behind them.
       const each = async (
-        states: ReservationState,
+        state: ReservationState,
         settle: (orderId: string) => Promise<void>,
         olderThanTtl: boolean,
       ): Promise<void> => {
-        const found = await reservations.find(
-          olderThanTtl ? { state: states, heldAt: { $lt: cutoff } } : { state: states },
-          { sort: [{ field: "heldAt", direction: 1 }], limit: 100 },
-        );
-        for (const reservation of found) {
-          try {
-            await settle(reservation._id);
-            settledCount++;
-          } catch (error) {
-            deps.logger.warn({ err: error, orderId: reservation._id }, "reservation sweep: will retry");
+        // Each reservation is settled at most once per pass; one that failed waits for the next.
+        const handled = new Set<string>();
+        for (;;) {
+          const limit = sweepPageSize + handled.size;
+          const page = await reservations.find(
+            olderThanTtl ? { state, heldAt: { $lt: cutoff } } : { state },
+            { sort: [{ field: "heldAt", direction: 1 }], limit },
+          );
+          const due = page.filter((reservation) => !handled.has(reservation._id));
+          for (const reservation of due) {
+            handled.add(reservation._id);
+            try {
+              await settle(reservation._id);
+              settledCount++;
+            } catch (error) {
+              deps.logger.warn({ err: error, orderId: reservation._id }, "reservation sweep: will retry");
+            }
           }
+          if (page.length < limit || due.length === 0) return;
         }
       };
       await each("RELEASING", completeRelease, false);

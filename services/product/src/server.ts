@@ -4,6 +4,8 @@
  * and interrupted bulk creations.
  */
 import { createClient } from "@connectrpc/connect";
+import type { Subscription } from "@commerce/runtime/events/event-bus.js";
+import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
 import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
 import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
@@ -17,6 +19,7 @@ import { createInventoryHandler } from "./inventory-handler.js";
 import { createProductHandler } from "./product-handler.js";
 import { openProductCollections } from "./product-store.js";
 import { createReservations } from "./reservations.js";
+import { createOrderPlacedConsumer, orderTopic } from "./order-placed-consumer.js";
 import { createStockLedger } from "./stock-ledger.js";
 
 export interface ProductOptions {
@@ -34,7 +37,7 @@ export interface ProductOptions {
 
 export const defaultProductOptions: Required<ProductOptions> = {
   reservationTtlMs: 2 * 60_000,
-  sweepIntervalMs: 15_000,
+  sweepIntervalMs: 10_000,
   staleBatchMs: 2 * 60_000,
 };
 
@@ -82,6 +85,7 @@ export async function buildProductService(
   });
 
   let timer: NodeJS.Timeout | undefined;
+  let placedOrders: Subscription | undefined;
   let sweeping: Promise<void> | undefined;
   const sweep = (): void => {
     if (sweeping !== undefined) return; // passes never overlap
@@ -105,11 +109,18 @@ export async function buildProductService(
     async start() {
       await categories.seed();
       relay.start();
+      placedOrders = await startConsumer(ctx.bus, {
+        group: "product-service",
+        topics: [orderTopic],
+        handler: createOrderPlacedConsumer(reservations),
+        logger: ctx.logger,
+      });
       timer = setInterval(sweep, settings.sweepIntervalMs);
       timer.unref();
     },
     async stop() {
       clearInterval(timer);
+      await placedOrders?.close();
       await sweeping;
       await relay.stop();
     },

@@ -17,10 +17,14 @@ export class DomainError extends Error {
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
+
+  /** When the caller may try again (HTTP `Retry-After`), for throttled and unavailable. */
+  readonly retryAfterSeconds: number | undefined;
 }
 
 export const invalid = (message: string): DomainError => new DomainError("invalid", message);
@@ -28,6 +32,10 @@ export const unauthenticated = (message: string): DomainError => new DomainError
 export const forbidden = (message = "access denied"): DomainError => new DomainError("forbidden", message);
 export const notFound = (message: string): DomainError => new DomainError("not_found", message);
 export const conflict = (message: string): DomainError => new DomainError("conflict", message);
-export const throttled = (message: string): DomainError => new DomainError("throttled", message);
+export const throttled = (message: string, retryAfterSeconds: number): DomainError =>
+  new DomainError("throttled", message, { retryAfterSeconds });
 export const unavailable = (message: string, cause?: unknown): DomainError =>
   new DomainError("unavailable", message, { cause });
+/** 503 because this service is at capacity (not a dependency): retry after a moment. */
+export const busy = (message: string, retryAfterSeconds: number): DomainError =>
+  new DomainError("unavailable", message, { retryAfterSeconds });

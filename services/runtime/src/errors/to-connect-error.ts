@@ -1,6 +1,12 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { DomainError, type DomainErrorKind } from "./domain-error.js";
 
+/**
+ * Response metadata that tells the client when to retry (delta-seconds). Both edges copy it to
+ * the HTTP `Retry-After` header of the error response.
+ */
+export const retryAfterHeader = "retry-after";
+
 const codes: Record<DomainErrorKind, Code> = {
   invalid: Code.InvalidArgument,
   unauthenticated: Code.Unauthenticated,
@@ -18,7 +24,11 @@ const codes: Record<DomainErrorKind, Code> = {
  */
 export function toConnectError(error: unknown): ConnectError {
   if (error instanceof DomainError) {
-    return new ConnectError(error.message, codes[error.kind], undefined, undefined, error);
+    const metadata =
+      error.retryAfterSeconds === undefined
+        ? undefined
+        : { [retryAfterHeader]: String(Math.max(1, Math.ceil(error.retryAfterSeconds))) };
+    return new ConnectError(error.message, codes[error.kind], metadata, undefined, error);
   }
   if (error instanceof ConnectError) return error;
   return new ConnectError("internal error", Code.Internal, undefined, undefined, error);

@@ -18,6 +18,12 @@
  * Members: several subscriptions with the same group share its records (round robin, still one
  * record at a time per topic); a record whose member leaves mid-handling goes to another member.
  *
+ * Batches (`subscribeBatch`): the same loop hands a member up to `maxRecords` records from the
+ * group's position and commits once, after the handler resolved for all of them; a failed
+ * batch is delivered again from its first record. A batch that is not full waits for appends
+ * until `maxWaitMs` after the loop first found a record at the position (a redelivery does not
+ * wait again). A plain subscription is a member whose batches hold one record.
+ *
  * Retention: after each commit, sealed segments that lie wholly below the smallest position of
  * every group ever seen on the topic, and are older than `retainMs`, are deleted. The log
  * therefore holds what the slowest known group has not consumed, plus `retainMs` of history
@@ -30,10 +36,17 @@ import { setTimeout as delay } from "node:timers/promises";
 import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { pino } from "pino";
-import type { EventBus, EventHandler, EventRecord, Subscription, SubscriptionOptions } from "./event-bus.js";
+import type {
+  BatchSubscriptionOptions,
+  EventBus,
+  EventRecord,
+  RecordBatch,
+  Subscription,
+  SubscriptionOptions,
+} from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import { openConsumerOffsets, type ConsumerOffsets } from "./consumer-offsets.js";
-import { assertBusName, groupByTopic } from "./publish-batch.js";
+import { assertBatchBounds, assertBusName, groupByTopic } from "./publish-batch.js";
 import { TopicLog, isErrno } from "./topic-log.js";
 
 export interface EmbeddedBusOptions {
@@ -128,13 +141,31 @@ class EmbeddedBus implements EventBus {
     await Promise.all([...byTopic].map(([topic, batch]) => this.#log(topic).append(batch)));
   }
 
-  async subscribe(options: SubscriptionOptions): Promise<Subscription> {
+  subscribe(options: SubscriptionOptions): Promise<Subscription> {
+    const { handler } = options;
+    // One record a batch, so the loop below is the only delivery path.
+    const member = new Member(1, 0, async (batch, signal) => {
+      for (const record of batch.records) await handler(record, signal);
+    });
+    return this.#join("subscribe", options.group, options.topics, member);
+  }
+
+  subscribeBatch(options: BatchSubscriptionOptions): Promise<Subscription> {
+    assertBatchBounds(options.maxRecords, options.maxWaitMs);
+    const member = new Member(options.maxRecords, options.maxWaitMs, options.handler);
+    return this.#join("subscribeBatch", options.group, options.topics, member);
+  }
+
+  async #join(
+    operation: string,
+    group: string,
+    topics: readonly string[],
+    member: Member,
+  ): Promise<Subscription> {
     if (this.#closed) throw new Error("the embedded event bus is closed");
-    const { group, topics, handler } = options;
-    assertBusName("group", group, "subscribe");
-    if (topics.length === 0) throw new TypeError("subscribe: no topics");
-    for (const topic of topics) assertBusName("topic", topic, "subscribe");
-    const member = new Member(handler);
+    assertBusName("group", group, operation);
+    if (topics.length === 0) throw new TypeError(`${operation}: no topics`);
+    for (const topic of topics) assertBusName("topic", topic, operation);
     const cursors = await Promise.all([...new Set(topics)].map((topic) => this.#cursor(group, topic)));
     for (const cursor of cursors) cursor.add(member);
     let closing: Promise<void> | undefined;
@@ -225,7 +256,11 @@ class EmbeddedBus implements EventBus {
 class Member {
   readonly #controller = new AbortController();
 
-  constructor(readonly handler: EventHandler) {}
+  constructor(
+    readonly maxRecords: number,
+    readonly maxWaitMs: number,
+    readonly handler: (batch: RecordBatch, signal: AbortSignal) => Promise<void>,
+  ) {}
 
   get signal(): AbortSignal {
     return this.#controller.signal;
@@ -244,8 +279,9 @@ interface GroupCursorOptions {
 }
 
 /**
- * A group's position on one topic and the loop that delivers from it: read the record at the
- * position, hand it to a member, and only after the handler resolved advance and commit.
+ * A group's position on one topic and the loop that delivers from it: read the records at the
+ * position (as many as the next member takes in a batch), hand them to that member, and only
+ * after the handler resolved advance past them and commit.
  */
 class GroupCursor {
   readonly #group: string;
@@ -254,8 +290,10 @@ class GroupCursor {
   #offset: number;
   readonly #members: Member[] = [];
   #nextMember = 0;
-  /** The member handling a record right now (handler and commit). */
+  /** The member handling a batch right now (handler and commit). */
   #busy: Member | undefined;
+  /** Since when (performance.now()) a record has been waiting at `offset` for its batch to fill. */
+  #waiting: { readonly offset: number; readonly since: number } | undefined;
   readonly #idleWaiters: (() => void)[] = [];
   #wakeup: (() => void) | undefined;
   readonly #stopping = new AbortController();
@@ -304,7 +342,8 @@ class GroupCursor {
 
   async #run(): Promise<void> {
     while (!this.#stopping.signal.aborted) {
-      if (this.#members.length === 0 || this.#offset >= this.#log.end) {
+      const next = this.#members[this.#nextMember % this.#members.length];
+      if (next === undefined || this.#offset >= this.#log.end) {
         // The check above and the registration below run in one tick, so a wake-up from an
         // append or a joining member cannot fall between them.
         await new Promise<void>((resolve) => (this.#wakeup = resolve));
@@ -318,9 +357,14 @@ class GroupCursor {
         );
         this.#offset = this.#log.start;
       }
-      let record: EventRecord | undefined;
+      const fillMs = this.#fillTimeMs(next);
+      if (fillMs > 0) {
+        await this.#sleep(fillMs);
+        continue;
+      }
+      let records: readonly EventRecord[];
       try {
-        [record] = await this.#log.read(this.#offset, 1);
+        records = await this.#log.read(this.#offset, next.maxRecords);
       } catch (error) {
         this.#settings.logger.error(
           { err: error, group: this.#group, topic: this.#log.topic, offset: this.#offset },
@@ -329,35 +373,73 @@ class GroupCursor {
         await this.#pause();
         continue;
       }
+      // The member may have changed while reading; a smaller batch suits any member.
       const member = this.#pickMember();
-      if (record === undefined || member === undefined) continue;
+      const batch = records.slice(0, member?.maxRecords);
+      if (batch.length === 0 || member === undefined) continue;
       this.#busy = member;
-      const handled = await this.#deliver(member, record);
+      const handled = await this.#deliver(member, batch);
       if (handled) {
-        this.#offset += 1;
+        this.#offset += batch.length;
+        this.#waiting = undefined;
         await this.#commit();
       }
       this.#busy = undefined;
       for (const resolve of this.#idleWaiters.splice(0)) resolve();
-      // A member that left mid-record failed because of that; its record goes to the next one
-      // at once. A real failure waits before the same record is tried again.
+      // A member that left mid-batch failed because of that; its records go to the next one at
+      // once. A real failure waits before the same records are tried again.
       if (!handled && !member.signal.aborted) await this.#pause();
     }
   }
 
-  async #deliver(member: Member, record: EventRecord): Promise<boolean> {
+  async #deliver(member: Member, records: readonly EventRecord[]): Promise<boolean> {
+    const topic = this.#log.topic;
     try {
-      await member.handler(record, member.signal);
+      await member.handler({ topic, partition: 0, records }, member.signal);
       return true;
     } catch (error) {
       if (!member.signal.aborted) {
+        const [first] = records;
         this.#settings.logger.warn(
-          { err: error, group: this.#group, topic: this.#log.topic, offset: this.#offset, id: record.id },
-          "embedded bus: handler failed, the record will be delivered again",
+          {
+            err: error,
+            group: this.#group,
+            topic,
+            offset: this.#offset,
+            id: first?.id,
+            count: records.length,
+          },
+          records.length === 1
+            ? "embedded bus: handler failed, the record will be delivered again"
+            : "embedded bus: batch handler failed, the batch will be delivered again",
         );
       }
       return false;
     }
+  }
+
+  /**
+   * How much longer the records at the position may wait for `member`'s batch to fill: none
+   * once there are enough of them or the first has waited `maxWaitMs`.
+   */
+  #fillTimeMs(member: Member): number {
+    if (member.maxWaitMs === 0 || this.#log.end - this.#offset >= member.maxRecords) return 0;
+    const now = performance.now();
+    if (this.#waiting?.offset !== this.#offset) this.#waiting = { offset: this.#offset, since: now };
+    return Math.max(0, this.#waiting.since + member.maxWaitMs - now);
+  }
+
+  /** Waits `ms`, or less if an append, a joining member or `stop` wakes the loop. */
+  async #sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake();
+      }, ms);
+      this.#wakeup = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   async #commit(): Promise<void> {

@@ -10,7 +10,19 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import type { EventBus, EventHandler, EventRecord, Subscription } from "./event-bus.js";
+import { deadLetterTopic } from "./dead-letter-publisher.js";
+import type {
+  BatchHandler,
+  EventBus,
+  EventHandler,
+  EventRecord,
+  RecordBatch,
+  Subscription,
+} from "./event-bus.js";
+import { startBatchConsumer } from "./event-consumer.js";
+import type { EventLogger } from "./event-logger.js";
+
+const silent: EventLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface EventBusContractOptions {
   /**
@@ -45,7 +57,6 @@ export function eventBusContract(options: EventBusContractOptions): void {
     return subscription;
   }
 
-  /** A handler that records the ids it is given, in delivery order. */
   /**
    * Records what a handler received, each record once: delivery is at least once, so a broker
    * may legitimately deliver a record again (a consumer-group rebalance before its commit, on a
@@ -66,6 +77,37 @@ export function eventBusContract(options: EventBusContractOptions): void {
           records.push(record);
         }
         return Promise.resolve();
+      },
+    };
+  }
+
+  async function subscribeBatch(
+    bus: EventBus,
+    group: string,
+    handler: BatchHandler,
+    bounds: { maxRecords: number; maxWaitMs: number },
+  ): Promise<Subscription> {
+    const subscription = await bus.subscribeBatch({ group, topics: [names.topic], handler, ...bounds });
+    subscriptions.push(subscription);
+    return subscription;
+  }
+
+  /** Like `recorder`, for batches: each batch as delivered, and every record's first delivery. */
+  function batchRecorder(): {
+    batches: RecordBatch[];
+    ids: string[];
+    records: EventRecord[];
+    handler: BatchHandler;
+  } {
+    const batches: RecordBatch[] = [];
+    const single = recorder();
+    return {
+      batches,
+      ids: single.ids,
+      records: single.records,
+      handler: async (batch, signal) => {
+        batches.push(batch);
+        for (const r of batch.records) await single.handler(r, signal);
       },
     };
   }
@@ -91,6 +133,9 @@ export function eventBusContract(options: EventBusContractOptions): void {
   }
 
   const ids = (...ns: number[]): string[] => ns.map((n) => `${names.topic}/${n}`);
+  const range = (from: number, to: number): number[] =>
+    Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  const idsOf = (batch: RecordBatch): string[] => batch.records.map((r) => r.id);
 
   beforeEach(() => {
     const suffix = randomUUID().slice(0, 8);
@@ -282,5 +327,179 @@ export function eventBusContract(options: EventBusContractOptions): void {
       error = caught;
     }
     expect(error).to.be.instanceOf(Error);
+  });
+
+  describe("subscribeBatch", () => {
+    it("hands over at most maxRecords consecutive records of one partition, each key in order", async () => {
+      const bus = await open();
+      const keys = ["order-a", "order-b", "order-c"];
+      await bus.publish(range(1, 30).map((n) => record(n, keys[n % keys.length])));
+      const seen = batchRecorder();
+      await subscribeBatch(bus, names.group, seen.handler, { maxRecords: 4, maxWaitMs: 50 });
+      await until(() => seen.ids.length === 30, "30 deliveries");
+
+      expect([...seen.ids].sort()).to.deep.equal(ids(...range(1, 30)).sort());
+      const sizes = seen.batches.map((batch) => batch.records.length);
+      expect(Math.min(...sizes)).to.be.at.least(1);
+      // A backlog fills batches up to the bound, never beyond it.
+      expect(Math.max(...sizes)).to.equal(4);
+      const partitionsOfKey = new Map<string, Set<number>>();
+      for (const batch of seen.batches) {
+        expect(batch.topic).to.equal(names.topic);
+        for (const r of batch.records) {
+          expect(r.topic).to.equal(names.topic);
+          partitionsOfKey.set(r.subject, (partitionsOfKey.get(r.subject) ?? new Set()).add(batch.partition));
+        }
+      }
+      keys.forEach((key, k) => {
+        expect([...(partitionsOfKey.get(key) ?? [])], key).to.have.length(1);
+        const expected = range(1, 30).filter((n) => n % keys.length === k);
+        expect(
+          seen.records.filter((r) => r.subject === key).map((r) => r.id),
+          key,
+        ).to.deep.equal(ids(...expected));
+      });
+    });
+
+    it("redelivers a failed batch from its first record and holds later records back until it succeeds", async () => {
+      const bus = await open();
+      await bus.publish(range(1, 6).map((n) => record(n)));
+      const calls: string[][] = [];
+      const handled: string[] = [];
+      let failedAt: number | undefined;
+      await subscribeBatch(
+        bus,
+        names.group,
+        (batch) => {
+          calls.push(idsOf(batch));
+          if (failedAt === undefined && idsOf(batch).includes(ids(4)[0] ?? "")) {
+            failedAt = calls.length - 1;
+            return Promise.reject(new Error("transient failure"));
+          }
+          for (const id of idsOf(batch)) if (!handled.includes(id)) handled.push(id);
+          return Promise.resolve();
+        },
+        { maxRecords: 3, maxWaitMs: 0 },
+      );
+      await until(() => handled.length === 6, "six records handled");
+
+      expect(handled).to.deep.equal(ids(...range(1, 6)));
+      expect(failedAt).to.not.equal(undefined);
+      const failed = calls[failedAt ?? 0] ?? [];
+      // The next call repeats the failed batch from its first record: nothing later overtook it.
+      expect(calls[(failedAt ?? 0) + 1]?.[0]).to.equal(failed[0]);
+      expect(calls.every((call) => call.length >= 1 && call.length <= 3)).to.equal(true);
+    });
+
+    it("commits only after the whole batch: across a restart an unacknowledged batch comes again, acknowledged ones do not", async () => {
+      const first = await open();
+      await first.publish(range(1, 7).map((n) => record(n)));
+      const acknowledged: string[] = [];
+      let inFlight: string[] | undefined;
+      const subscription = await subscribeBatch(
+        first,
+        names.group,
+        async (batch, signal) => {
+          const lastN = Number(batch.records.at(-1)?.id.split("/").at(-1));
+          if (lastN <= 3) {
+            acknowledged.push(...idsOf(batch).filter((id) => !acknowledged.includes(id)));
+            return;
+          }
+          // The consumer stops while this batch is in flight: it is never acknowledged.
+          inFlight = idsOf(batch);
+          await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+          throw new Error("stopped");
+        },
+        { maxRecords: 3, maxWaitMs: 0 },
+      );
+      await until(() => inFlight !== undefined, "a batch in flight");
+      await subscription.close();
+      await first.close();
+      const second = await open();
+      const resumed = batchRecorder();
+      await subscribeBatch(second, names.group, resumed.handler, { maxRecords: 3, maxWaitMs: 0 });
+      const unacknowledged = 7 - acknowledged.length;
+      await until(
+        () => resumed.ids.length === unacknowledged,
+        "the unacknowledged records after the restart",
+      );
+      await second.publish([record(8)]);
+      await until(() => resumed.ids.length === unacknowledged + 1, "a live delivery after the restart");
+
+      expect(acknowledged.length).to.be.at.least(1);
+      expect(acknowledged).to.deep.equal(ids(...range(1, acknowledged.length)));
+      expect(inFlight?.[0]).to.equal(ids(acknowledged.length + 1)[0]);
+      expect(resumed.ids).to.deep.equal(ids(...range(acknowledged.length + 1, 8)));
+    });
+
+    it("under startBatchConsumer, dead-letters the poison record of a failing batch and delivers the rest", async () => {
+      const bus = await open();
+      const parked = recorder();
+      await subscribe(bus, names.group2, parked.handler, [deadLetterTopic(names.group)]);
+      const handled: string[] = [];
+      const poison = ids(3)[0];
+      subscriptions.push(
+        await startBatchConsumer(bus, {
+          group: names.group,
+          topics: [names.topic],
+          maxRecords: 3,
+          maxWaitMs: 0,
+          attempts: 2,
+          logger: silent,
+          handler: (batch) => {
+            if (batch.records.some((r) => r.id === poison))
+              return Promise.reject(new Error("cannot project"));
+            for (const id of idsOf(batch)) if (!handled.includes(id)) handled.push(id);
+            return Promise.resolve();
+          },
+        }),
+      );
+      await bus.publish(range(1, 6).map((n) => record(n)));
+      await until(() => handled.length === 5 && parked.ids.length === 1, "five records handled, one parked");
+      await bus.publish([record(7)]);
+      await until(() => handled.length === 6, "the partition to move on");
+
+      expect(handled).to.deep.equal(ids(1, 2, 4, 5, 6, 7));
+      expect(parked.ids).to.deep.equal(ids(3));
+      expect(parked.records[0]?.deadLetter).to.include({
+        group: names.group,
+        topic: names.topic,
+        error: "cannot project",
+      });
+    });
+
+    it("waits up to maxWaitMs for a batch to fill, and hands over what it has after that", async () => {
+      const bus = await open();
+      const seen = batchRecorder();
+      await subscribeBatch(bus, names.group, seen.handler, { maxRecords: 100, maxWaitMs: 1500 });
+      await bus.publish([record(1)]);
+      await bus.publish([record(2)]);
+      await until(() => seen.ids.length === 2, "two deliveries");
+      // A slow producer: single records far apart still arrive, each within about maxWaitMs.
+      await bus.publish([record(3)]);
+      await until(() => seen.ids.length === 3, "a third delivery");
+
+      expect(seen.ids).to.deep.equal(ids(1, 2, 3));
+      // The second record, published right after the first, joined its batch.
+      expect(seen.batches.map(idsOf)).to.deep.equal([ids(1, 2), ids(3)]);
+    });
+
+    it("refuses bounds that allow no batch", async () => {
+      const bus = await open();
+      const handler: BatchHandler = () => Promise.resolve();
+      for (const bounds of [
+        { maxRecords: 0, maxWaitMs: 0 },
+        { maxRecords: 1.5, maxWaitMs: 0 },
+        { maxRecords: 1, maxWaitMs: -1 },
+      ]) {
+        let error: unknown;
+        try {
+          await subscribeBatch(bus, names.group, handler, bounds);
+        } catch (caught) {
+          error = caught;
+        }
+        expect(error, JSON.stringify(bounds)).to.be.instanceOf(RangeError);
+      }
+    });
   });
 }

@@ -7,6 +7,12 @@
  *   - each consumer group receives every record at least once; a group's position advances
  *     only after its handler resolved, so a crash or restart redelivers, never skips;
  *   - consumers are therefore idempotent by `id`: an effect is keyed by the event id.
+ *
+ * Batch delivery (`subscribeBatch`) keeps the same contract, a batch at a time: a batch holds
+ * consecutive records of one partition, in order; the group's position moves past the batch
+ * only after its handler resolved for all of it, and a batch whose handler failed (or that was
+ * in flight when the consumer stopped) is delivered again from its first record. Bounded
+ * retries and dead-lettering are `withBatchRetries`' business, as for single records.
  */
 
 /** One event as it travels: CloudEvents 1.0 attributes plus the protobuf-JSON payload. */
@@ -54,6 +60,34 @@ export interface SubscriptionOptions {
   readonly handler: EventHandler;
 }
 
+/**
+ * Consecutive records of one partition of one topic, in the partition's order. The embedded bus
+ * has one partition per topic (partition 0); Kafka's batches name the partition they come from.
+ */
+export interface RecordBatch {
+  readonly topic: string;
+  readonly partition: number;
+  /** At least one record, at most the subscription's `maxRecords`. */
+  readonly records: readonly EventRecord[];
+}
+
+export type BatchHandler = (batch: RecordBatch, signal: AbortSignal) => Promise<void>;
+
+export interface BatchSubscriptionOptions {
+  /** Consumer group, as for `subscribe`; a group consumes either one record or one batch a call. */
+  readonly group: string;
+  readonly topics: readonly string[];
+  /** Most records in one batch; a positive integer. */
+  readonly maxRecords: number;
+  /**
+   * How long a batch that is not full may wait for more records: it is handed over once it holds
+   * `maxRecords` records or at most about this long after its first record became available,
+   * whichever comes first. 0 hands over whatever is there at once.
+   */
+  readonly maxWaitMs: number;
+  readonly handler: BatchHandler;
+}
+
 export interface Subscription {
   /** Stops fetching, waits for the handler in flight, keeps the committed position. */
   close(): Promise<void>;
@@ -63,5 +97,7 @@ export interface EventBus {
   /** Resolves once every record is durably accepted by the bus, in order per key. */
   publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void>;
   subscribe(options: SubscriptionOptions): Promise<Subscription>;
+  /** Like `subscribe`, but hands the handler a batch of records at a time (see `RecordBatch`). */
+  subscribeBatch(options: BatchSubscriptionOptions): Promise<Subscription>;
   close(): Promise<void>;
 }

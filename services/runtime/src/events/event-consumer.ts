@@ -1,12 +1,14 @@
 /**
  * How every service consumes: a consumer group on the bus, each handler wrapped in the shared
  * retry policy, and records that still fail parked on the group's dead-letter topic so one bad
- * record never stops a partition. The handler itself is idempotent by event id.
+ * record never stops a partition. The handler itself is idempotent by event id. A consumer that
+ * works a batch at a time (the analytics stream processor: one insert per batch) starts with
+ * `startBatchConsumer`, under the same policy.
  */
 import { createDeadLetterPublisher } from "./dead-letter-publisher.js";
-import type { EventBus, EventHandler, Subscription } from "./event-bus.js";
+import type { BatchHandler, EventBus, EventHandler, Subscription } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
-import { withRetries } from "./retrying-handler.js";
+import { withBatchRetries, withRetries, type RetryOptions } from "./retrying-handler.js";
 
 export interface ConsumerOptions {
   readonly group: string;
@@ -17,16 +19,42 @@ export interface ConsumerOptions {
   readonly attempts?: number;
 }
 
+export interface BatchConsumerOptions extends Omit<ConsumerOptions, "handler"> {
+  /** Most records per batch. */
+  readonly maxRecords: number;
+  /** Longest wait for a batch to fill (see `BatchSubscriptionOptions.maxWaitMs`). */
+  readonly maxWaitMs: number;
+  readonly handler: BatchHandler;
+}
+
 export function startConsumer(bus: EventBus, options: ConsumerOptions): Promise<Subscription> {
   return bus.subscribe({
     group: options.group,
     topics: options.topics,
-    handler: withRetries(options.handler, {
-      attempts: options.attempts ?? 8,
-      baseDelayMs: 200,
-      maxDelayMs: 10_000,
-      deadLetter: createDeadLetterPublisher(bus, options.group, options.logger),
-      logger: options.logger,
-    }),
+    handler: withRetries(options.handler, retryOptions(bus, options)),
   });
+}
+
+/**
+ * Consumes a batch at a time: a batch that keeps failing is split into single records, and only
+ * the record that fails alone goes to the dead-letter topic (see `withBatchRetries`).
+ */
+export function startBatchConsumer(bus: EventBus, options: BatchConsumerOptions): Promise<Subscription> {
+  return bus.subscribeBatch({
+    group: options.group,
+    topics: options.topics,
+    maxRecords: options.maxRecords,
+    maxWaitMs: options.maxWaitMs,
+    handler: withBatchRetries(options.handler, retryOptions(bus, options)),
+  });
+}
+
+function retryOptions(bus: EventBus, options: Omit<ConsumerOptions, "handler">): RetryOptions {
+  return {
+    attempts: options.attempts ?? 8,
+    baseDelayMs: 200,
+    maxDelayMs: 10_000,
+    deadLetter: createDeadLetterPublisher(bus, options.group, options.logger),
+    logger: options.logger,
+  };
 }

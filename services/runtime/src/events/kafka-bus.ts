@@ -31,6 +31,15 @@
  * fetch is done, so a handler that takes long (`withRetries` backing off) delays the other
  * partitions of its broker as well, not only its own.
  *
+ * Batches (`subscribeBatch`) come from the same fetches: a partition's fetched records are cut
+ * into batches of at most `maxRecords`, each handed over whole; after the handler resolved, the
+ * batch's last offset is resolved and committed before the next batch of that partition. A failed
+ * batch is redelivered from its first record like a failed record. A fetch that brings fewer
+ * than `maxRecords` records and reaches the end of the partition pauses the partition until
+ * `maxWaitMs` after the fetch that first brought the batch's first record, so more records can
+ * join; a redelivery does not wait again. A plain subscription is one whose batches hold one
+ * record.
+ *
  * A consumer that crashed (KafkaJS gives up after its retries, e.g. when the broker stays away
  * for more than about 20 s) is restarted here, every time: KafkaJS would restart it itself only
  * after errors it deems retriable, and losing the group coordinator is not one of them. So a
@@ -49,11 +58,18 @@ import {
 } from "kafkajs";
 import { setTimeout as delay } from "node:timers/promises";
 import { pino } from "pino";
-import type { EventBus, EventHandler, EventRecord, Subscription, SubscriptionOptions } from "./event-bus.js";
+import type {
+  BatchHandler,
+  BatchSubscriptionOptions,
+  EventBus,
+  EventRecord,
+  Subscription,
+  SubscriptionOptions,
+} from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import { eventTopics } from "./event-topics.js";
 import { fromKafkaMessage, toKafkaMessage } from "./kafka-records.js";
-import { assertBusName, groupByTopic } from "./publish-batch.js";
+import { assertBatchBounds, assertBusName, groupByTopic } from "./publish-batch.js";
 
 /** How to reach the cluster and how the bus shapes the topics it creates. */
 export interface KafkaBusOptions {
@@ -224,12 +240,34 @@ class KafkaBus implements EventBus {
     });
   }
 
-  async subscribe(options: SubscriptionOptions): Promise<Subscription> {
+  subscribe(options: SubscriptionOptions): Promise<Subscription> {
+    const { handler } = options;
+    // One record a batch, so the batch path below is the only delivery path.
+    return this.#join("subscribe", options.group, options.topics, {
+      maxRecords: 1,
+      maxWaitMs: 0,
+      handler: async (batch, signal) => {
+        for (const record of batch.records) await handler(record, signal);
+      },
+    });
+  }
+
+  subscribeBatch(options: BatchSubscriptionOptions): Promise<Subscription> {
+    const { maxRecords, maxWaitMs, handler } = options;
+    assertBatchBounds(maxRecords, maxWaitMs);
+    return this.#join("subscribeBatch", options.group, options.topics, { maxRecords, maxWaitMs, handler });
+  }
+
+  async #join(
+    operation: string,
+    group: string,
+    topicList: readonly string[],
+    delivery: BatchDelivery,
+  ): Promise<Subscription> {
     if (this.#closed) throw new Error("the Kafka event bus is closed");
-    const { group, handler } = options;
     assertBusName("group", group);
-    if (options.topics.length === 0) throw new TypeError("subscribe: no topics");
-    const topics = [...new Set(options.topics)];
+    if (topicList.length === 0) throw new TypeError(`${operation}: no topics`);
+    const topics = [...new Set(topicList)];
     for (const topic of topics) assertBusName("topic", topic);
     await this.ensureTopics(topics);
 
@@ -245,7 +283,7 @@ class KafkaBus implements EventBus {
       }),
       group,
       topics,
-      handler,
+      ...delivery,
       logger: this.#parts.logger,
       redeliveryDelayMs: this.#parts.redeliveryDelayMs,
       concurrency: Math.min(maxConcurrency, topics.length * this.#parts.partitions),
@@ -323,11 +361,17 @@ function isMetadataLag(error: unknown): boolean {
   return type === "UNKNOWN_TOPIC_OR_PARTITION" || type === "LEADER_NOT_AVAILABLE";
 }
 
-interface SubscriptionParts {
+/** How a subscription hands records over: `maxRecords` 1 and `maxWaitMs` 0 for `subscribe`. */
+interface BatchDelivery {
+  readonly maxRecords: number;
+  readonly maxWaitMs: number;
+  readonly handler: BatchHandler;
+}
+
+interface SubscriptionParts extends BatchDelivery {
   readonly consumer: Consumer;
   readonly group: string;
   readonly topics: readonly string[];
-  readonly handler: EventHandler;
   readonly logger: EventLogger;
   readonly redeliveryDelayMs: number;
   readonly concurrency: number;
@@ -340,6 +384,8 @@ class KafkaSubscription {
   readonly #controller = new AbortController();
   #restartTimer: NodeJS.Timeout | undefined;
   readonly #resumeTimers = new Set<NodeJS.Timeout>();
+  /** Per partition: the first offset of the batch waiting to fill, and since when (performance.now()). */
+  readonly #waiting = new Map<string, { readonly offset: string; readonly since: number }>();
   #closing: Promise<void> | undefined;
 
   constructor(parts: SubscriptionParts) {
@@ -396,14 +442,18 @@ class KafkaSubscription {
   }
 
   async #eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { topic, partition } = payload.batch;
-    for (const message of payload.batch.messages) {
+    const { topic, partition, messages } = payload.batch;
+    const { maxRecords } = this.#parts;
+    if (this.#waitsToFill(payload)) return;
+    for (let start = 0; start < messages.length; start += maxRecords) {
       if (this.#controller.signal.aborted || !payload.isRunning() || payload.isStale()) return;
-      const outcome = await this.#deliver(topic, partition, message, payload);
-      if (outcome === "failed") this.#redeliverLater(payload);
+      const chunk = messages.slice(start, start + maxRecords);
+      const outcome = await this.#deliver(topic, partition, chunk, payload);
+      if (outcome === "failed") this.#pauseFor(payload, this.#parts.redeliveryDelayMs);
       if (outcome !== "handled") return;
-      payload.resolveOffset(message.offset);
-      const next = (BigInt(message.offset) + 1n).toString();
+      const last = chunk[chunk.length - 1]?.offset ?? payload.batch.lastOffset();
+      payload.resolveOffset(last);
+      const next = (BigInt(last) + 1n).toString();
       await payload.commitOffsetsIfNecessary({
         topics: [{ topic, partitions: [{ partition, offset: next }] }],
       });
@@ -411,41 +461,82 @@ class KafkaSubscription {
   }
 
   /**
-   * Hands one record to its handler. The consumer heart-beats meanwhile: KafkaJS does so only
-   * between records, and a handler may take longer than the session (`withRetries` backs off
-   * for about 25 s before it dead-letters).
+   * Whether the fetched records are too few for a batch and may still wait for more: then the
+   * partition pauses for the rest of `maxWaitMs` and they are fetched again with what arrived
+   * meanwhile. Never when the broker already holds more than the fetch brought.
+   */
+  #waitsToFill(payload: EachBatchPayload): boolean {
+    const { maxRecords, maxWaitMs } = this.#parts;
+    const { topic, partition, messages } = payload.batch;
+    const first = messages[0];
+    if (maxWaitMs === 0 || first === undefined || messages.length >= maxRecords) return false;
+    if (payload.batch.offsetLag() !== "0") return false;
+    const key = `${topic}\u0000${partition}`;
+    const now = performance.now();
+    let waiting = this.#waiting.get(key);
+    if (waiting?.offset !== first.offset) {
+      waiting = { offset: first.offset, since: now };
+      this.#waiting.set(key, waiting);
+    }
+    const remainingMs = waiting.since + maxWaitMs - now;
+    if (remainingMs <= 0) return false;
+    this.#pauseFor(payload, remainingMs);
+    return true;
+  }
+
+  /**
+   * Hands a batch to the handler; records that are not events of ours are left out (and a batch
+   * of only such records counts as handled). The consumer heart-beats meanwhile: KafkaJS does so
+   * only between batches, and a handler may take longer than the session (`withRetries` backs
+   * off for about 25 s before it dead-letters).
    */
   async #deliver(
     topic: string,
     partition: number,
-    message: KafkaMessage,
+    messages: readonly KafkaMessage[],
     payload: EachBatchPayload,
   ): Promise<"handled" | "failed" | "closing"> {
     const { handler, logger, group } = this.#parts;
     const signal = this.#controller.signal;
-    const decoded = fromKafkaMessage(topic, message);
-    if (!decoded.ok) {
-      // Not an event of ours (another producer wrote it): no handler can use it, and blocking
-      // the partition on it forever would stop every event behind it.
-      logger.error(
-        { group, topic, partition, offset: message.offset, reason: decoded.reason },
-        "kafka bus: skipping a record that is not a CloudEvents event",
-      );
-      return "handled";
+    const records: EventRecord[] = [];
+    for (const message of messages) {
+      const decoded = fromKafkaMessage(topic, message);
+      if (decoded.ok) {
+        records.push(decoded.record);
+      } else {
+        // Not an event of ours (another producer wrote it): no handler can use it, and blocking
+        // the partition on it forever would stop every event behind it.
+        logger.error(
+          { group, topic, partition, offset: message.offset, reason: decoded.reason },
+          "kafka bus: skipping a record that is not a CloudEvents event",
+        );
+      }
     }
+    const [first] = records;
+    if (first === undefined) return "handled";
     const beat = setInterval(() => {
       // A failed heartbeat (a rebalance, a lost coordinator) shows again, and is acted on, when
       // KafkaJS heart-beats after the batch.
       payload.heartbeat().catch(() => undefined);
     }, heartbeatIntervalMs);
     try {
-      await handler(decoded.record, signal);
+      await handler({ topic, partition, records }, signal);
       return "handled";
     } catch (error) {
       if (signal.aborted) return "closing";
       logger.warn(
-        { err: error, group, topic, partition, offset: message.offset, id: decoded.record.id },
-        "kafka bus: handler failed, the record will be delivered again",
+        {
+          err: error,
+          group,
+          topic,
+          partition,
+          offset: messages[0]?.offset,
+          id: first.id,
+          count: records.length,
+        },
+        records.length === 1
+          ? "kafka bus: handler failed, the record will be delivered again"
+          : "kafka bus: batch handler failed, the batch will be delivered again",
       );
       return "failed";
     } finally {
@@ -454,16 +545,17 @@ class KafkaSubscription {
   }
 
   /**
-   * Redelivery of a failed record: its partition pauses for `redeliveryDelayMs`, and since its
-   * offset was not resolved, the next fetch after resuming starts at it again. The partition's
-   * later records wait behind it; other partitions go on being fetched meanwhile.
+   * Redelivery, after a failed batch or a wait for one to fill: the partition pauses for `ms`,
+   * and since the batch's offsets were not resolved, the next fetch after resuming starts at
+   * its first record again. The partition's later records wait behind it; other partitions go
+   * on being fetched meanwhile.
    */
-  #redeliverLater(payload: EachBatchPayload): void {
+  #pauseFor(payload: EachBatchPayload, ms: number): void {
     const resume = payload.pause();
     const timer = setTimeout(() => {
       this.#resumeTimers.delete(timer);
       resume();
-    }, this.#parts.redeliveryDelayMs);
+    }, ms);
     this.#resumeTimers.add(timer);
   }
 }

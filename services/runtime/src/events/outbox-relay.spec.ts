@@ -8,7 +8,13 @@ import { UserLoginSchema } from "../../gen/commerce/events/v1/auth_events_pb.js"
 import type { Collection, StoreProvider } from "../store/document-store.js";
 import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
 import { createEmbeddedBus } from "./embedded-bus.js";
-import type { EventBus, EventRecord, Subscription, SubscriptionOptions } from "./event-bus.js";
+import type {
+  BatchSubscriptionOptions,
+  EventBus,
+  EventRecord,
+  Subscription,
+  SubscriptionOptions,
+} from "./event-bus.js";
 import { createEventFactory } from "./event-factory.js";
 import type { EventLogger } from "./event-logger.js";
 import type { OutboxCarrier, OutboxEntry } from "./outbox.js";
@@ -104,6 +110,10 @@ class SwitchableBus implements EventBus {
 
   subscribe(options: SubscriptionOptions): Promise<Subscription> {
     return this.#inner.subscribe(options);
+  }
+
+  subscribeBatch(options: BatchSubscriptionOptions): Promise<Subscription> {
+    return this.#inner.subscribeBatch(options);
   }
 
   close(): Promise<void> {

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { createDeadLetterPublisher } from "./dead-letter-publisher.js";
 import { createEmbeddedBus } from "./embedded-bus.js";
-import type { EventBus, EventRecord } from "./event-bus.js";
+import type { EventBus, EventRecord, RecordBatch } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import { PermanentEventError } from "./permanent-event-error.js";
-import { retryDelayMs, withRetries } from "./retrying-handler.js";
+import { retryDelayMs, withBatchRetries, withRetries } from "./retrying-handler.js";
 
 const record: EventRecord = {
   id: "evt-1",
@@ -179,6 +179,135 @@ describe("withRetries", () => {
       RangeError,
       "need 0 <= baseDelayMs <= maxDelayMs, got 5 and 1",
     );
+  });
+});
+
+describe("withBatchRetries", () => {
+  const batchOf = (...ns: number[]): RecordBatch => ({
+    topic: "order-events",
+    partition: 2,
+    records: ns.map((n) => ({ ...record, id: `evt-${n}` })),
+  });
+  const idsOf = (batch: RecordBatch): string[] => batch.records.map((r) => r.id);
+
+  it("retries a failing batch whole and resolves once it succeeds, without dead-lettering", async () => {
+    const calls: string[][] = [];
+    const parked: string[] = [];
+    const handler = withBatchRetries(
+      (batch) => {
+        calls.push(idsOf(batch));
+        return calls.length < 3 ? Promise.reject(new Error("transient")) : Promise.resolve();
+      },
+      {
+        attempts: 3,
+        baseDelayMs: 1,
+        maxDelayMs: 2,
+        deadLetter: (r) => {
+          parked.push(r.id);
+          return Promise.resolve();
+        },
+      },
+    );
+
+    await handler(batchOf(1, 2, 3), new AbortController().signal);
+
+    expect(calls).to.deep.equal([
+      ["evt-1", "evt-2", "evt-3"],
+      ["evt-1", "evt-2", "evt-3"],
+      ["evt-1", "evt-2", "evt-3"],
+    ]);
+    expect(parked).to.deep.equal([]);
+  });
+
+  it("after the last attempt hands the records over one at a time and dead-letters only the one that fails alone", async () => {
+    const calls: RecordBatch[] = [];
+    const parked: [string, unknown][] = [];
+    const poison = new Error("cannot project evt-2");
+    const handler = withBatchRetries(
+      (batch) => {
+        calls.push(batch);
+        return idsOf(batch).includes("evt-2") ? Promise.reject(poison) : Promise.resolve();
+      },
+      {
+        attempts: 2,
+        baseDelayMs: 1,
+        maxDelayMs: 2,
+        deadLetter: (r, error) => {
+          parked.push([r.id, error]);
+          return Promise.resolve();
+        },
+      },
+    );
+
+    await handler(batchOf(1, 2, 3), new AbortController().signal);
+
+    expect(calls.map(idsOf)).to.deep.equal([
+      ["evt-1", "evt-2", "evt-3"],
+      ["evt-1", "evt-2", "evt-3"],
+      ["evt-1"],
+      ["evt-2"],
+      ["evt-2"],
+      ["evt-3"],
+    ]);
+    expect(calls.every((batch) => batch.topic === "order-events" && batch.partition === 2)).to.equal(true);
+    expect(parked).to.deep.equal([["evt-2", poison]]);
+  });
+
+  it("splits a batch at once on a PermanentEventError, and dead-letters a single record at once on one", async () => {
+    const calls: string[][] = [];
+    const parked: string[] = [];
+    const handler = withBatchRetries(
+      (batch) => {
+        calls.push(idsOf(batch));
+        return idsOf(batch).includes("evt-1")
+          ? Promise.reject(new PermanentEventError("unreadable evt-1"))
+          : Promise.resolve();
+      },
+      {
+        attempts: 5,
+        baseDelayMs: 10_000,
+        maxDelayMs: 10_000,
+        deadLetter: (r) => {
+          parked.push(r.id);
+          return Promise.resolve();
+        },
+      },
+    );
+
+    await handler(batchOf(1, 2), new AbortController().signal);
+
+    expect(calls).to.deep.equal([["evt-1", "evt-2"], ["evt-1"], ["evt-2"]]);
+    expect(parked).to.deep.equal(["evt-1"]);
+  });
+
+  it("rejects without dead-lettering when the signal aborts, so the bus redelivers the batch", async () => {
+    const controller = new AbortController();
+    const parked: string[] = [];
+    const handler = withBatchRetries(
+      () => {
+        controller.abort(new Error("subscription closed"));
+        return Promise.reject(new Error("interrupted"));
+      },
+      {
+        attempts: 3,
+        baseDelayMs: 1,
+        maxDelayMs: 2,
+        deadLetter: (r) => {
+          parked.push(r.id);
+          return Promise.resolve();
+        },
+      },
+    );
+
+    let error: unknown;
+    try {
+      await handler(batchOf(1, 2), controller.signal);
+    } catch (caught) {
+      error = caught;
+    }
+
+    expect((error as Error | undefined)?.message).to.equal("subscription closed");
+    expect(parked).to.deep.equal([]);
   });
 });
 

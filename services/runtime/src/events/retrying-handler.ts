@@ -3,9 +3,14 @@
  * record forever and blocks the record's partition meanwhile (that is what at-least-once with
  * per-key order means); this wrapper turns a failure that outlives a few retries into a
  * dead-letter record, so one poison event cannot stop a consumer group.
+ *
+ * Batches (`withBatchRetries`) follow the same policy, with one step more: a batch that still
+ * fails is handed to the handler again one record at a time, each record with the policy of
+ * `withRetries`, so the records that can be processed are, and only the one that cannot is
+ * dead-lettered.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import type { EventHandler, EventRecord } from "./event-bus.js";
+import type { BatchHandler, EventHandler, EventRecord } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import { PermanentEventError } from "./permanent-event-error.js";
 
@@ -48,7 +53,75 @@ export function retryDelayMs(
  * rejects with the signal's reason, without dead-lettering: the bus redelivers the record later.
  */
 export function withRetries(handler: EventHandler, options: RetryOptions): EventHandler {
-  const { attempts, baseDelayMs, maxDelayMs, deadLetter, logger } = options;
+  const policy = retryPolicy(options);
+  return (record, signal) =>
+    policy.run(
+      () => handler(record, signal),
+      (error) => options.deadLetter(record, error),
+      { id: record.id, type: record.type, topic: record.topic },
+      signal,
+    );
+}
+
+/**
+ * Wraps a batch handler. The whole batch is retried as `withRetries` retries a record; when it
+ * still fails (or at once for a `PermanentEventError`), its records are handed to `handler`
+ * again one at a time, in order, each as a batch of one under `withRetries`' policy: a record
+ * that fails alone is dead-lettered and the next one follows, so one poison record costs the
+ * partition its retries, never the rest of the batch. The wrapper resolves once every record is
+ * handled or parked, so the bus commits the batch; an aborted signal rejects without
+ * dead-lettering and the bus redelivers the batch later. Records handled before an interruption
+ * come again with the batch, which consumers absorb by event id.
+ */
+export function withBatchRetries(handler: BatchHandler, options: RetryOptions): BatchHandler {
+  const policy = retryPolicy(options);
+  const { deadLetter, logger } = options;
+  return (batch, signal) => {
+    const one = (record: EventRecord): Promise<void> =>
+      policy.run(
+        () => handler({ ...batch, records: [record] }, signal),
+        (error) => deadLetter(record, error),
+        { id: record.id, type: record.type, topic: record.topic },
+        signal,
+      );
+    const [only] = batch.records;
+    if (batch.records.length === 1 && only !== undefined) return one(only);
+    return policy.run(
+      () => handler(batch, signal),
+      async (error) => {
+        logger?.warn(
+          { err: error, topic: batch.topic, partition: batch.partition, count: batch.records.length },
+          "event batch handler gave up on a batch, handing its records over one at a time",
+        );
+        for (const record of batch.records) await one(record);
+      },
+      {
+        topic: batch.topic,
+        partition: batch.partition,
+        firstId: batch.records[0]?.id,
+        count: batch.records.length,
+      },
+      signal,
+    );
+  };
+}
+
+interface RetryPolicy {
+  /**
+   * Calls `attempt` until it resolves, pausing after each failure; after `attempts` calls, or
+   * at once after a `PermanentEventError`, resolves with `giveUp(lastError)` instead. Rejects
+   * with the signal's reason once it aborts.
+   */
+  run(
+    attempt: () => Promise<void>,
+    giveUp: (error: unknown) => Promise<void>,
+    subject: object,
+    signal: AbortSignal,
+  ): Promise<void>;
+}
+
+function retryPolicy(options: RetryOptions): RetryPolicy {
+  const { attempts, baseDelayMs, maxDelayMs, logger } = options;
   if (!Number.isSafeInteger(attempts) || attempts < 1) {
     throw new RangeError(`attempts must be a positive integer, got ${attempts}`);
   }
@@ -56,26 +129,28 @@ export function withRetries(handler: EventHandler, options: RetryOptions): Event
     throw new RangeError(`need 0 <= baseDelayMs <= maxDelayMs, got ${baseDelayMs} and ${maxDelayMs}`);
   }
   const random = options.random ?? Math.random;
-  return async (record, signal) => {
-    for (let attempt = 1; ; attempt += 1) {
-      signal.throwIfAborted();
-      try {
-        await handler(record, signal);
-        return;
-      } catch (error) {
+  return {
+    async run(attempt, giveUp, subject, signal) {
+      for (let failures = 1; ; failures += 1) {
         signal.throwIfAborted();
-        if (error instanceof PermanentEventError || attempt >= attempts) {
-          await deadLetter(record, error);
+        try {
+          await attempt();
           return;
+        } catch (error) {
+          signal.throwIfAborted();
+          if (error instanceof PermanentEventError || failures >= attempts) {
+            await giveUp(error);
+            return;
+          }
+          const pauseMs = retryDelayMs(failures, { baseDelayMs, maxDelayMs }, random);
+          logger?.warn(
+            { err: error, ...subject, attempt: failures, retryInMs: pauseMs },
+            "event handler failed, retrying",
+          );
+          // Only an abort ends the pause early; the loop's check then rejects with its reason.
+          await delay(pauseMs, undefined, { signal }).catch(() => undefined);
         }
-        const pauseMs = retryDelayMs(attempt, { baseDelayMs, maxDelayMs }, random);
-        logger?.warn(
-          { err: error, id: record.id, type: record.type, topic: record.topic, attempt, retryInMs: pauseMs },
-          "event handler failed, retrying",
-        );
-        // Only an abort ends the pause early; the loop's check then rejects with its reason.
-        await delay(pauseMs, undefined, { signal }).catch(() => undefined);
       }
-    }
+    },
   };
 }

@@ -53,6 +53,12 @@ export interface ServiceHost {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Each store and peer call of a handler listens to its signal while it runs (no leak). */
+const unlimitedSignalListeners: Interceptor = (next) => (req) => {
+  setMaxListeners(0, req.signal);
+  return next(req);
+};
+
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const interceptors: Interceptor[] = [
     createErrorInterceptor(options.logger),
@@ -74,7 +80,9 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     shutdownSignal: shutdown.signal,
     fallback: connectNodeAdapter({
       routes,
-      interceptors,
+      // Connect's own path (streams, gRPC-Web) makes the call's signal itself: lift its limit
+      // here, as the short path and the in-process transport do for theirs.
+      interceptors: [unlimitedSignalListeners, ...interceptors],
       readMaxBytes: options.maxBodyBytes,
       shutdownSignal: shutdown.signal,
       fallback: (req, res) => probe(req, res, options.isReady),

@@ -33,6 +33,12 @@ describe("createUnaryRpcHandler (through the service host)", () => {
                 if (req.productId === "missing") {
                   throw new ConnectError("product not found", Code.NotFound, { "x-reason": "gone" });
                 }
+                if (req.productId === "many-listeners") {
+                  // As a read of many products does: a store call per product, each listening.
+                  const listeners = Array.from({ length: 20 }, () => () => undefined);
+                  for (const listener of listeners) ctx.signal.addEventListener("abort", listener);
+                  for (const listener of listeners) ctx.signal.removeEventListener("abort", listener);
+                }
                 if (req.productId === "slow") {
                   await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
                   abortReasons.push(ctx.signal.reason);
@@ -128,6 +134,21 @@ describe("createUnaryRpcHandler (through the service host)", () => {
         expect(error?.code).to.equal(Code.DeadlineExceeded);
         while (abortReasons.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
         expect(ConnectError.from(abortReasons[0]).code).to.equal(Code.DeadlineExceeded);
+      });
+
+      it("lets a handler's calls listen to its signal without a listener-leak warning", async () => {
+        const warnings: string[] = [];
+        const onWarning = (warning: Error): void => {
+          warnings.push(warning.name);
+        };
+        process.on("warning", onWarning);
+        try {
+          await createClient(ProductService, transport()).getProduct({ productId: "many-listeners" });
+          await new Promise((resolve) => setImmediate(resolve));
+        } finally {
+          process.off("warning", onWarning);
+        }
+        expect(warnings).to.deep.equal([]);
       });
 
       it("aborts the handler's signal when the client cancels", async () => {

@@ -49,7 +49,7 @@ import {
   setTrailerStatus,
 } from "@connectrpc/connect/protocol-grpc";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
-import { getEventListeners } from "node:events";
+import { getEventListeners, setMaxListeners } from "node:events";
 import type { OutgoingHttpHeaders } from "node:http";
 import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { ResponseMetadata, UnaryHandlerContext } from "../transport/unary-handler-context.js";
@@ -149,6 +149,9 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
     const { method } = target;
     const header = toWebHeaders(req.headers);
     const controller = new AbortController();
+    // Each store and peer call of the handler listens while it runs; a read of 100 products
+    // listens 100 times at once, which is no leak.
+    setMaxListeners(0, controller.signal);
     const timeout = protocol.parseTimeout(header.get(protocol.timeoutHeader), limits.maxTimeoutMs);
     let timer: NodeJS.Timeout | undefined;
     if (timeout.timeoutMs !== undefined && timeout.timeoutMs <= maxTimerMs) {

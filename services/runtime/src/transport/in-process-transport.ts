@@ -13,6 +13,7 @@
  * and the caller gets DEADLINE_EXCEEDED, CANCELED or UNAVAILABLE as soon as it fires, even if
  * the handler has not noticed yet.
  */
+import { setMaxListeners } from "node:events";
 import { create, isMessage, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import {
   Code,
@@ -207,6 +208,8 @@ class Call implements Deadline {
     readonly at: number,
   ) {
     this.controller = new AbortController();
+    // Each store and peer call of the handler listens while it runs (no leak).
+    setMaxListeners(0, this.controller.signal);
     this.signal = this.controller.signal;
     // The call itself listens (handleEvent): no closure per call.
     if (callerSignal?.aborted === true) this.handleEvent();
