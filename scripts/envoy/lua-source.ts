@@ -1,11 +1,13 @@
 /**
  * The Lua code of the edge's two Lua filters: the fixed scripts beside this file, with the
- * REST filter's generated tables in front (the request schemas and the error table).
+ * REST filter's generated tables in front (the request schemas, the error table and the
+ * refusals of numbers not in plain decimal notation).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
+import { numberShapes } from "@commerce/edge/plain-decimal.js";
 import type { MessageSchemas } from "./request-schema.js";
 
 const script = (name: string): string => readFileSync(join(import.meta.dirname, name), "utf8");
@@ -83,6 +85,10 @@ export function restFilterSource(schemas: MessageSchemas): string {
     `local messages = ${messagesTable(schemas)}`,
     `local grpc_errors = ${grpcErrorsTable()}`,
     `local http_codes = ${httpCodesTable()}`,
+    `local number_shapes = ${luaTable(
+      Object.entries(numberShapes).map(([kind, shape]) => [luaString(kind), luaString(shape)]),
+      "",
+    )}`,
     "",
     script("rest-filter.lua"),
   ].join("\n");

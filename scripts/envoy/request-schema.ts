@@ -8,6 +8,7 @@
  * (the transcoder's and the local edge's) both do.
  */
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { numberKindOf } from "@commerce/edge/plain-decimal.js";
 import type { Route } from "@commerce/edge/route-table.js";
 
 /** A field kind as rest-filter.lua reads it (see the legend at the top of that file). */
@@ -37,8 +38,11 @@ function isWellKnown(message: DescMessage): boolean {
 
 function kindOf(field: DescField): FieldKind {
   switch (field.fieldKind) {
-    case "scalar":
+    case "scalar": {
+      const number = numberKindOf(field.scalar);
+      if (number !== undefined) return `n${number}`;
       return field.scalar === ScalarType.BOOL ? "b" : "s";
+    }
     case "enum":
       return "s";
     case "message":
@@ -46,7 +50,12 @@ function kindOf(field: DescField): FieldKind {
     case "list":
       if (field.listKind === "message")
         return isWellKnown(field.message) ? "w" : `l:${field.message.typeName}`;
-      return field.listKind === "scalar" && field.scalar === ScalarType.BOOL ? "B" : "S";
+      if (field.listKind === "scalar") {
+        const number = numberKindOf(field.scalar);
+        if (number !== undefined) return `N${number}`;
+        if (field.scalar === ScalarType.BOOL) return "B";
+      }
+      return "S";
     case "map":
       return field.mapKind === "message" && !isWellKnown(field.message) ? `M:${field.message.typeName}` : "M";
   }

@@ -1,18 +1,23 @@
 -- The REST filter of the Envoy edge: what the local edge checks before and shapes after an RPC,
 -- for the routes the generator binds to RPCs. Envoy's grpc_json_transcoder does the encoding;
 -- this script does what the transcoder does not (see docs/decisions.md, "Envoy edge"):
---   request:  the caller's role, query parameters, content type, JSON syntax, unknown JSON keys;
+--   request:  the caller's role, query parameters, content type, JSON syntax, unknown JSON keys,
+--             numbers in plain decimal notation only (bodies, path and query);
 --   response: success status (201/204), bare arrays, and the one JSON error body.
 --
--- scripts/envoy/lua-source.ts prepends three generated tables:
+-- scripts/envoy/lua-source.ts prepends four generated tables:
 --   messages     request message type -> accepted JSON key -> field kind, where a kind is
---                "s" scalar, "b" bool, "S" repeated scalar, "B" repeated bool, "w" well-known
+--                "s" scalar, "b" bool, "n<x>" number, "S" repeated scalar, "B" repeated bool,
+--                "N<x>" repeated number (x as services/edge/src/plain-decimal.ts: "i" integer,
+--                "u" unsigned integer, "I"/"U" their 64-bit kinds, "f" floating), "w" well-known
 --                type (any JSON), "m:T" message T, "l:T" repeated message T, "M" map of
 --                scalars, "M:T" map of messages T;
 --   grpc_errors  gRPC code -> { HTTP status, code name, fixed message of server faults };
---   http_codes   HTTP status -> code name, for Envoy's own plain-text replies.
+--   http_codes   HTTP status -> code name, for Envoy's own plain-text replies;
+--   number_shapes  number kind letter -> what its notation must be, in refusals.
 -- Each bound route carries its facts in metadata under this filter's name: status, identity,
--- unwrap, input, body ("object", "array", "raw" or "value"), body_type, query.
+-- unwrap, input, body ("object", "array", "raw" or "value"), body_type, query, path (the
+-- path template, when it has variables).
 
 local max_depth = 100
 local not_json = "request body is not valid JSON"
@@ -145,6 +150,29 @@ local function read_number(s, i)
   return j
 end
 
+-- Plain decimal notation (docs/decisions.md "Numbers are plain decimal"), as
+-- services/edge/src/plain-decimal.ts checks it: integers without sign (unsigned), fraction or
+-- exponent; floating numbers without exponent; never a leading zero or "+".
+local function plain_decimal(text, letter)
+  if letter == "u" or letter == "U" then
+    return text == "0" or text:match("^[1-9]%d*$") ~= nil
+  elseif letter == "i" or letter == "I" then
+    return text == "0" or text:match("^%-?[1-9]%d*$") ~= nil
+  end
+  local whole = text:match("^%-?(%d+)$") or text:match("^%-?(%d+)%.%d+$")
+  return whole ~= nil and (whole == "0" or whole:sub(1, 1) ~= "0")
+end
+
+local function parameter_notation(name, letter)
+  return "parameter " .. quote(name) .. " must be " .. number_shapes[letter]
+end
+
+-- A numeric field's value must be a JSON number (64-bit integers: or a string of digits).
+local function note_number(state, name, letter)
+  state.number_problem = state.number_problem
+    or ("field " .. quote(name) .. " must be a JSON number: " .. number_shapes[letter])
+end
+
 local scan_value
 
 local function kind_type(kind, prefix)
@@ -183,7 +211,7 @@ local function scan_object(s, i, kind, depth, state)
           or ("invalid request: cannot decode message " .. type_name .. " from JSON: key " .. quote(key) .. " is unknown")
       end
     end
-    i = skip_space(s, scan_value(s, i, field_kind, depth + 1, state))
+    i = skip_space(s, scan_value(s, i, field_kind, depth + 1, state, key))
     local c = s:byte(i)
     if c == 44 then -- ,
       i = skip_space(s, i + 1)
@@ -195,15 +223,21 @@ local function scan_object(s, i, kind, depth, state)
   end
 end
 
-local function scan_array(s, i, kind, depth, state)
+local function scan_array(s, i, kind, depth, state, name)
   local item = kind_type(kind, "l:")
-  item = item and ("m:" .. item) or "w"
+  if item ~= nil then
+    item = "m:" .. item
+  elseif kind:sub(1, 1) == "N" then
+    item = "n" .. kind:sub(2, 2)
+  else
+    item = "w"
+  end
   i = skip_space(s, i + 1)
   if s:byte(i) == 93 then -- ]
     return i + 1
   end
   while true do
-    i = skip_space(s, scan_value(s, i, item, depth + 1, state))
+    i = skip_space(s, scan_value(s, i, item, depth + 1, state, name))
     local c = s:byte(i)
     if c == 44 then
       i = skip_space(s, i + 1)
@@ -215,31 +249,52 @@ local function scan_array(s, i, kind, depth, state)
   end
 end
 
--- Scans the value at s[i] where a field of `kind` is expected; returns the position after it.
--- A value of another JSON type than the kind expects is left to the transcoder to refuse.
-scan_value = function(s, i, kind, depth, state)
+-- Scans the value at s[i] where a field of `kind` (named `name`) is expected; returns the
+-- position after it. A number field must hold a number in plain decimal notation (or null);
+-- a value of another JSON type than any other kind expects is left to the transcoder.
+scan_value = function(s, i, kind, depth, state, name)
   if depth > max_depth then
     fail("request body nests deeper than " .. max_depth .. " levels")
   end
+  local number = kind:sub(1, 1) == "n" and kind:sub(2, 2) or nil
   local c = s:byte(i)
+  if number ~= nil and (c == 123 or c == 91) then
+    note_number(state, name, number)
+  end
   if c == 123 then -- {
     return scan_object(s, i, kind, depth, state)
   elseif c == 91 then -- [
-    return scan_array(s, i, kind, depth, state)
+    return scan_array(s, i, kind, depth, state, name)
   elseif c == 34 then
     local _, after = read_string(s, i, false)
+    if number ~= nil and not ((number == "I" or number == "U") and plain_decimal(s:sub(i + 1, after - 2), number)) then
+      note_number(state, name, number)
+    end
     return after
   elseif c == 45 or (c ~= nil and c >= 48 and c <= 57) then
-    return read_number(s, i)
-  elseif s:sub(i, i + 3) == "true" or s:sub(i, i + 3) == "null" then
+    local after = read_number(s, i)
+    if number ~= nil and not plain_decimal(s:sub(i, after - 1), number) then
+      note_number(state, name, number)
+    end
+    return after
+  elseif s:sub(i, i + 3) == "null" then
+    return i + 4
+  elseif s:sub(i, i + 3) == "true" then
+    if number ~= nil then
+      note_number(state, name, number)
+    end
     return i + 4
   elseif s:sub(i, i + 4) == "false" then
+    if number ~= nil then
+      note_number(state, name, number)
+    end
     return i + 5
   end
   fail(not_json)
 end
 
--- Checks a whole request body; returns the problem to report (text), or nil.
+-- Checks a whole request body; returns the problem to report (text) and whether it is one of
+-- notation (reported before the path's and query's problems, as the local edge does), or nil.
 local function check_body(s, route)
   local state = {}
   local i = skip_space(s, 1)
@@ -255,11 +310,17 @@ local function check_body(s, route)
       kind, shape = "w", "request body must be a JSON array"
     end
   end
-  i = skip_space(s, scan_value(s, i, kind, 0, state))
+  i = skip_space(s, scan_value(s, i, kind, 0, state, ""))
   if i <= #s then
     fail(not_json)
   end
-  return shape or state.problem
+  if shape ~= nil then
+    return shape, false
+  end
+  if state.number_problem ~= nil then
+    return state.number_problem, true
+  end
+  return state.problem, false
 end
 
 local function is_json_type(content_type)
@@ -268,12 +329,15 @@ local function is_json_type(content_type)
   return rest ~= nil and rest:match("^[%w_]") == nil
 end
 
--- Query parameters, as URLSearchParams reads them: '+' is a space, bad escapes stay as they are.
-local function unescape(text)
-  text = text:gsub("%+", " ")
+local function percent_decode(text)
   return (text:gsub("%%(%x%x)", function(hex)
     return string.char(tonumber(hex, 16))
   end))
+end
+
+-- Query parameters, as URLSearchParams reads them: '+' is a space, bad escapes stay as they are.
+local function unescape(text)
+  return percent_decode((text:gsub("%+", " ")))
 end
 
 local function parse_query(query)
@@ -330,8 +394,15 @@ local function check_query(route, path)
     if first == "m" or first == "l" or first == "M" or first == "w" then
       return 'query parameter "' .. name .. '" cannot be set from text'
     end
-    if (first == "s" or first == "b") and counts[name] > 1 then
+    if (first == "s" or first == "b" or first == "n") and counts[name] > 1 then
       return 'query parameter "' .. name .. '" must appear once'
+    end
+    if first == "n" or first == "N" then
+      for _, pair in ipairs(pairs_found) do
+        if pair.name == name and not plain_decimal(pair.value, kind:sub(2, 2)) then
+          return parameter_notation(name, kind:sub(2, 2))
+        end
+      end
     end
     kinds[name] = first
   end
@@ -355,6 +426,30 @@ local function check_query(route, path)
   return nil, path:sub(1, at) .. table.concat(rewritten, "&")
 end
 
+-- Checks the path variables bound to number fields; returns the problem to report, or nil.
+local function check_path(route, path)
+  if route.path == nil then
+    return nil
+  end
+  local segments = {}
+  for segment in (path:match("^[^?]*")):gmatch("[^/]+") do
+    segments[#segments + 1] = segment
+  end
+  local index = 0
+  for part in route.path:gmatch("[^/]+") do
+    index = index + 1
+    local name = part:match("^{([%w_.]+)}$") or part:match("^{([%w_.]+)=%*}$")
+    local kind = name and kind_of_parameter(route.input, name)
+    if kind ~= nil and kind:sub(1, 1) == "n" then
+      local letter = kind:sub(2, 2)
+      if not plain_decimal(percent_decode(segments[index] or ""), letter) then
+        return parameter_notation(name, letter)
+      end
+    end
+  end
+  return nil
+end
+
 local function route_of(handle)
   local metadata = handle:metadata()
   local status = metadata:get("status")
@@ -369,6 +464,7 @@ local function route_of(handle)
     body = metadata:get("body"),
     body_type = metadata:get("body_type"),
     query = metadata:get("query"),
+    path = metadata:get("path"),
   }
 end
 
@@ -401,7 +497,7 @@ function envoy_on_request(handle)
     return
   end
 
-  local problem
+  local problem, notation
   if route.body ~= nil and route.body ~= "raw" then
     local content_type = headers:get("content-type")
     local body = handle:body()
@@ -415,7 +511,7 @@ function envoy_on_request(handle)
       reject(handle, 400, "INVALID_ARGUMENT", 'content type must be application/json, got "' .. content_type .. '"')
       return
     end
-    local ok, result = pcall(check_body, text, route)
+    local ok, result, is_notation = pcall(check_body, text, route)
     if not ok then
       if type(result) ~= "table" then
         error(result, 0)
@@ -423,11 +519,16 @@ function envoy_on_request(handle)
       reject(handle, 400, "INVALID_ARGUMENT", result.message)
       return
     end
-    problem = result
+    problem, notation = result, is_notation
   end
 
+  -- The local edge's order: the body's notation, then the path, then the query, then the
+  -- body's keys (protobuf decoding comes last there).
+  local path_problem = check_path(route, headers:get(":path"))
   local query_problem, path = check_query(route, headers:get(":path"))
-  problem = query_problem or problem
+  if not notation then
+    problem = path_problem or query_problem or problem
+  end
   if problem ~= nil then
     reject(handle, 400, "INVALID_ARGUMENT", problem)
     return

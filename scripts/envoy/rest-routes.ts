@@ -73,6 +73,8 @@ function restMetadata(route: Route): JsonObject {
     if (field === undefined) throw new Error(`${route.template}: unwrap field "${unwrap}" does not exist`);
     metadata["unwrap"] = field.jsonName;
   }
+  // Path variables bound to numeric fields are checked for plain decimal notation.
+  if (route.template.includes("{")) metadata["path"] = route.template;
   if (body.kind !== "none") metadata["body"] = body.kind;
   if (body.kind === "object" || body.kind === "array") metadata["body_type"] = body.type;
   return metadata;

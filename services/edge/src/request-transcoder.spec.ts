@@ -111,7 +111,41 @@ describe("transcodeRequest", () => {
       () => transcode("GET", "/api/users/me", undefined, "x=1"),
       'unknown query parameter "x"',
     ],
-    ["a non-numeric path id", () => transcode("DELETE", "/api/users/addresses/abc"), "invalid request"],
+    [
+      "a non-numeric path id",
+      () => transcode("DELETE", "/api/users/addresses/abc"),
+      'parameter "address_id" must be a non-negative integer in plain decimal digits',
+    ],
+    ...["1e0", "0x1", "+1", "01", "-1", " 1", "1.0"].map((id): [string, () => unknown, string] => [
+      `the path id ${JSON.stringify(id)}`,
+      () => transcode("DELETE", `/api/users/addresses/${encodeURIComponent(id)}`),
+      'parameter "address_id" must be a non-negative integer in plain decimal digits',
+    ]),
+    ...["0x10", "1e1", "05", "%2B5", ""].map((size): [string, () => unknown, string] => [
+      `the query number size=${size}`,
+      () => transcode("GET", "/api/products", undefined, `size=${size}`),
+      'parameter "size" must be a non-negative integer in plain decimal digits',
+    ]),
+    ...['"0x10"', '"16"', "1e1", "2.0", "-0", "true", "{}"].map(
+      (quantity): [string, () => unknown, string] => [
+        `the quantity ${quantity}`,
+        () => transcode("POST", "/api/orders", `{"items":[{"productId":"p","quantity":${quantity}}]}`),
+        'field "quantity" must be a JSON number: an integer in plain decimal digits',
+      ],
+    ),
+    ...['"0x10"', '"12.5"', "1e2", "1E2", '"NaN"', '"Infinity"'].map(
+      (price): [string, () => unknown, string] => [
+        `the price ${price}`,
+        () => transcode("PUT", "/api/products/p1", `{"stock":1,"price":${price}}`),
+        'field "price" must be a JSON number: a number in plain decimal notation',
+      ],
+    ),
+    [
+      "a hex stock in a bulk item",
+      () =>
+        transcode("POST", "/api/products/bulk", [{ name: "n", price: 1, stock: "0x10", categoryId: "c" }]),
+      'field "stock" must be a JSON number: an integer in plain decimal digits',
+    ],
     [
       "a bad boolean",
       () => transcode("GET", "/api/notifications", undefined, "unread=maybe"),
@@ -123,6 +157,18 @@ describe("transcodeRequest", () => {
       "must appear once",
     ],
   ];
+  it("accepts numbers in plain decimal notation, and null", () => {
+    expect(transcode("PUT", "/api/products/p1", '{"price": 19.9, "stock": 0}')).to.include({
+      price: 19.9,
+      stock: 0,
+    });
+    expect(transcode("PUT", "/api/products/p1", '{"price": -0.5, "stock": null}')).to.include({
+      price: -0.5,
+    });
+    expect(transcode("GET", "/api/products", undefined, "size=10&page=0")).to.include({ size: 10, page: 0 });
+    expect(transcode("DELETE", "/api/users/addresses/120")).to.include({ addressId: 120 });
+  });
+
   for (const [what, call, message] of refused) {
     it(`refuses ${what} with a RequestShapeError`, () => {
       expect(call).to.throw(RequestShapeError, message);

@@ -13,6 +13,8 @@ import {
   type JsonValue,
   type Message,
 } from "@bufbuild/protobuf";
+import { bodyNumberProblem, expectedOfField, type Expected } from "./body-numbers.js";
+import { isPlainDecimal, numberKindOfField, parameterNotation } from "./plain-decimal.js";
 import type { Route } from "./route-table.js";
 
 export class RequestShapeError extends Error {
@@ -32,13 +34,20 @@ const httpBodyType = "google.api.HttpBody";
 export function transcodeRequest(route: Route, request: RestRequest): Message {
   const input = route.method.input;
   const json: JsonObject = route.body === "*" ? parseJsonObject(request.body, request.contentType) : {};
-  if (route.body !== undefined && route.body !== "*") {
+  if (route.body === "*") {
+    checkNumbers(request.body, { kind: "message", message: input });
+  } else if (route.body !== undefined) {
     const field = fieldByName(input, route.body);
     if (field === undefined) throw new Error(`${route.template}: body field "${route.body}" does not exist`);
-    json[field.jsonName] =
-      field.fieldKind === "message" && field.message.typeName === httpBodyType
-        ? { contentType: request.contentType ?? "", data: request.body.toString("base64") }
-        : parseJson(request.body, request.contentType);
+    if (field.fieldKind === "message" && field.message.typeName === httpBodyType) {
+      json[field.jsonName] = {
+        contentType: request.contentType ?? "",
+        data: request.body.toString("base64"),
+      };
+    } else {
+      json[field.jsonName] = parseJson(request.body, request.contentType);
+      checkNumbers(request.body, expectedOfField(field));
+    }
   }
   for (const [path, value] of request.params) assign(input, json, path, value, "path");
   for (const name of new Set(request.query.keys())) {
@@ -52,6 +61,12 @@ export function transcodeRequest(route: Route, request: RestRequest): Message {
   } catch (error) {
     throw new RequestShapeError(`invalid request: ${error instanceof Error ? error.message : "malformed"}`);
   }
+}
+
+/** Numbers in the body only in plain decimal notation (docs/decisions.md "Numbers are plain decimal"). */
+function checkNumbers(body: Buffer, expected: Expected): void {
+  const problem = bodyNumberProblem(body, expected);
+  if (problem !== undefined) throw new RequestShapeError(problem);
 }
 
 function parseJson(body: Buffer, contentType: string | undefined): JsonValue {
@@ -115,8 +130,16 @@ function assign(
   }
 }
 
-/** Text → the JSON value protobuf JSON expects (numbers may stay strings; booleans may not). */
+/**
+ * Text → the JSON value protobuf JSON expects: numbers stay strings, once their notation is
+ * plain decimal (protobuf JSON would read `0x10` or `1e0`); booleans may not.
+ */
 function scalarJson(field: DescField, text: string, path: string): JsonValue {
+  const number = numberKindOfField(field);
+  if (number !== undefined) {
+    if (!isPlainDecimal(text, number)) throw new RequestShapeError(parameterNotation(path, number));
+    return text;
+  }
   const scalar =
     field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar")
       ? field.scalar

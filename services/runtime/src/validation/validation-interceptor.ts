@@ -1,14 +1,18 @@
+import { createRegistry } from "@bufbuild/protobuf";
 import type { Path } from "@bufbuild/protobuf/reflect";
 import { createValidator } from "@bufbuild/protovalidate";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { file_commerce_options_v1_text } from "../../gen/commerce/options/v1/text_pb.js";
 
 /**
  * Enforces the `buf.validate` rules written in proto/ on every unary request, in one place, so
  * that handlers only see valid input. Violations go back as INVALID_ARGUMENT with the JSON field
- * names clients sent (`fullName`, not `full_name`).
+ * names clients sent (`fullName`, not `full_name`). The registry holds the contract's own
+ * predefined rules (`commerce.options.v1.single_line`, ...), which protovalidate applies only
+ * when it knows their extensions.
  */
 export function createValidationInterceptor(): Interceptor {
-  const validator = createValidator();
+  const validator = createValidator({ registry: createRegistry(file_commerce_options_v1_text) });
   return (next) => async (req) => {
     if (!req.stream) {
       const result = validator.validate(req.method.input, req.message);
