@@ -19,7 +19,7 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import {
@@ -39,6 +39,7 @@ import {
   optionsFile,
   pidFile,
   readState,
+  stateFile,
   type ClusterState,
   type DaemonOptions,
 } from "./cluster-state.js";
@@ -143,6 +144,8 @@ async function up(env: NodeJS.ProcessEnv): Promise<void> {
   const running = await readLivePid(pidFile, "daemon.ts");
   let spawnedAt = 0;
   if (running === undefined) {
+    // A previous daemon's last word (a failure, say) is not this one's.
+    await rm(stateFile, { force: true });
     await writeFile(optionsFile, JSON.stringify(await options(env)), { mode: 0o600 });
     await chmod(optionsFile, 0o600);
     const logFd = openSync(daemonLog, "a");

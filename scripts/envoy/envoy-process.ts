@@ -87,6 +87,9 @@ export async function startEnvoyProcess(options: EnvoyProcessOptions): Promise<E
   );
 
   const adminAddressFile = join(dir, "admin-address");
+  // Envoy writes it once its admin listens; a file left by an earlier Envoy in a kept `dir`
+  // would send the readiness checks to a port nobody listens on.
+  await rm(adminAddressFile, { force: true });
   const child = spawn(
     binary,
     [

@@ -6,6 +6,9 @@
  */
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect } from "chai";
 import { SignJWT } from "jose";
 import { ConnectError } from "@connectrpc/connect";
@@ -312,5 +315,33 @@ describe("Envoy edge", function () {
     const readyz = await send(base, "GET", "/readyz");
     expect([healthz.status, healthz.text]).to.deep.equal([200, '{"status":"ok"}']);
     expect([readyz.status, readyz.text]).to.deep.equal([200, '{"status":"ready"}']);
+  });
+});
+
+describe("Envoy in a kept directory (the topology's)", function () {
+  this.timeout(60_000);
+
+  it("starts again where an earlier Envoy left its files", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "envoy-kept-"));
+    const upstream = await startRecordingUpstream();
+    try {
+      const options = {
+        upstreams: new Map([["auth", [hostPortOf(upstream.url)]]]),
+        secrets: { jwtSecret, edgeSecret },
+        dir,
+      };
+      for (let run = 0; run < 2; run++) {
+        const envoy = await startEnvoyProcess(options);
+        try {
+          const healthz = await send(envoy.baseUrl, "GET", "/healthz");
+          expect([run, healthz.status]).to.deep.equal([run, 200]);
+        } finally {
+          await envoy.stop();
+        }
+      }
+    } finally {
+      await upstream.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -70,9 +70,11 @@ export function createLoginThrottle(
       for (const id of ids) {
         if (await take(id, email, at, signal)) return 0;
       }
-      // Every slot is in use: the next one frees when its attempt leaves the window.
+      // Every slot is in use: the next one frees when its attempt leaves the window. A
+      // concurrent login may have stamped its slot a moment after this one's `now`: never
+      // more than the window.
       const slots = await Promise.all(ids.map((id) => attempts.get(id, signal)));
-      let wait = Infinity;
+      let wait = policy.windowMs;
       for (const slot of slots) {
         const frees =
           slot === undefined ? 0 : slot.retired ? retiredRetrySeconds * 1000 : slot.at + policy.windowMs - at;

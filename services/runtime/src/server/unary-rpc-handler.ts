@@ -51,6 +51,7 @@ import {
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { getEventListeners, setMaxListeners } from "node:events";
 import type { OutgoingHttpHeaders } from "node:http";
+import type { Http2ServerResponse } from "node:http2";
 import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { ResponseMetadata, UnaryHandlerContext } from "../transport/unary-handler-context.js";
 import type { DualRequest, DualRequestHandler, DualResponse } from "./dual-protocol-server.js";
@@ -313,8 +314,20 @@ async function sendGrpc(
     body = envelope(flags, data);
   }
   const trailer = metadata.trailer;
-  if (error === undefined) trailer.set("grpc-status", grpcStatusOk);
-  else setTrailerStatus(trailer, error);
+  if (error !== undefined) {
+    // An error is a Trailers-Only response (gRPC over HTTP/2): status and metadata in the one
+    // HEADERS frame. Envoy's transcoder then hands the metadata (Retry-After) to REST clients;
+    // from trailers after headers it takes only the status.
+    setTrailerStatus(trailer, error);
+    trailer.forEach((value, key) => header.set(key, value));
+    // Only the HTTP/2 response kind reaches here; its stream can end with its headers.
+    (res as Http2ServerResponse).stream.respond(
+      { ":status": 200, ...toNodeHeaders(header) },
+      { endStream: true },
+    );
+    return;
+  }
+  trailer.set("grpc-status", grpcStatusOk);
   res.writeHead(200, toNodeHeaders(header));
   // Both HTTP/2 response kinds in Node's types; only the HTTP/2 one reaches here.
   (res as { addTrailers(headers: OutgoingHttpHeaders): void }).addTrailers(toNodeHeaders(trailer));
