@@ -35,10 +35,10 @@ import {
 } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
 import { buildNotificationService } from "./server.js";
 
-const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
-const bob = { email: "bob@x.test", role: "CUSTOMER" as const };
-const root = { email: "root@x.test", role: "ADMIN" as const };
-const ops = { email: "ops@x.test", role: "ADMIN" as const };
+const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
+const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
+const root = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
+const ops = { userId: 14, email: "ops@x.test", role: "ADMIN" as const };
 
 const auth = createEventFactory("/commerce/auth");
 const orders = createEventFactory("/commerce/order");
@@ -150,7 +150,7 @@ describe("Notification service", () => {
     await harness.bus.publish(markers);
     for (const marker of markers) {
       const email = (JSON.parse(marker.data) as { customerId: string }).customerId;
-      await notificationsOf({ email, role: "CUSTOMER" }, 1);
+      await notificationsOf({ userId: 99, email, role: "CUSTOMER" }, 1);
     }
   }
 
