@@ -129,6 +129,26 @@ describe("User: addresses", () => {
     expect((await api("GET", "/api/users/addresses", { token: user.token })).body).to.deep.equal([]);
   });
 
+  it("never hands a deleted address's id to a new address; deleting the old id again removes nothing", async () => {
+    const user = await registeredUser("address-ids");
+    const idsOf = async (): Promise<number[]> =>
+      ((await api("GET", "/api/users/addresses", { token: user.token })).body as { id: number }[]).map(
+        (a) => a.id,
+      );
+    expect((await api("POST", "/api/users/addresses", { token: user.token, body: address })).status).to.equal(
+      201,
+    );
+    const [gone] = await idsOf();
+    expect((await api("DELETE", `/api/users/addresses/${gone}`, { token: user.token })).status).to.equal(204);
+    expect((await api("POST", "/api/users/addresses", { token: user.token, body: address })).status).to.equal(
+      201,
+    );
+    const [kept] = await idsOf();
+    expect(kept).to.be.greaterThan(gone ?? Infinity);
+    expect((await api("DELETE", `/api/users/addresses/${gone}`, { token: user.token })).status).to.equal(404);
+    expect(await idsOf()).to.deep.equal([kept]);
+  });
+
   it("answers 403 when another user updates or deletes an address, and leaves it unchanged", async () => {
     const owner = await registeredUser("owner");
     const intruder = await registeredUser("intruder");
@@ -215,6 +235,21 @@ describe("User: admin endpoints", () => {
     });
     expect(relogin.status).to.equal(404);
     expect((await api("DELETE", `/api/users/${me.id}`, { token: admin })).status).to.equal(404);
+  });
+
+  it("never hands a deleted user's id to the next user; deleting the old id again removes nobody", async () => {
+    const admin = await adminLogin();
+    const idOf = async (user: { token: string }): Promise<number> =>
+      ((await api("GET", "/api/users/me", { token: user.token })).body as Profile).id;
+    const newest = await registeredUser("newest");
+    const goneId = await idOf(newest);
+    expect((await api("DELETE", `/api/users/${goneId}`, { token: admin })).status).to.equal(204);
+    const next = await registeredUser("next");
+    const nextId = await idOf(next);
+    expect(nextId).to.be.greaterThan(goneId);
+    expect((await api("DELETE", `/api/users/${goneId}`, { token: admin })).status).to.equal(404);
+    const users = (await api("GET", "/api/users", { token: admin })).body as { id: number; email: string }[];
+    expect(users).to.deep.include({ id: nextId, email: next.email, role: "CUSTOMER" });
   });
 
   it("answers 404 for an unknown user id", async () => {

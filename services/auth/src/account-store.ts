@@ -10,6 +10,7 @@ import type {
   DocumentStore,
   VersionedDocument,
 } from "@commerce/runtime/store/document-store.js";
+import { idClaimsSpec, type IdClaimDocument } from "@commerce/runtime/store/sequential-id.js";
 
 /** An account. `_id` is the user id that the User service's profile shares. */
 export interface AccountDocument extends OutboxCarrier {
@@ -43,6 +44,8 @@ export interface AccountCollections {
   readonly accounts: Collection<AccountDocument>;
   readonly loginAttempts: Collection<LoginAttemptDocument>;
   readonly eventCarriers: Collection<EventCarrierDocument>;
+  /** Every user id ever handed out (sequential-id.ts): a deleted user's id is never reused. */
+  readonly accountIds: Collection<IdClaimDocument>;
 }
 
 const accountsSpec: CollectionSpec<AccountDocument> = {
@@ -63,5 +66,6 @@ export async function openAccountCollections(store: DocumentStore): Promise<Acco
     accounts: await store.collection(accountsSpec),
     loginAttempts: await store.collection(loginAttemptsSpec),
     eventCarriers: await store.collection(eventCarriersSpec),
+    accountIds: await store.collection(idClaimsSpec(accountsSpec.name)),
   };
 }

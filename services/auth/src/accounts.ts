@@ -3,6 +3,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
+import type { Collection } from "@commerce/runtime/store/document-store.js";
 import {
   conflict,
   DomainError,
@@ -16,7 +17,7 @@ import type { ServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
 import type { Role } from "@commerce/runtime/identity/caller.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
-import { insertWithNextId } from "@commerce/runtime/store/sequential-id.js";
+import { insertWithNextId, type IdClaimDocument } from "@commerce/runtime/store/sequential-id.js";
 import { unchanged } from "@commerce/runtime/store/change-document.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import {
@@ -34,6 +35,8 @@ import type { TokenIssuer } from "./token-issuer.js";
 export interface AccountsDeps {
   /** Accounts, written with their events (USER_REGISTERED) in the same write. */
   readonly accounts: RecordedCollection<AccountDocument>;
+  /** Every user id ever handed out: ids are never reused. */
+  readonly accountIds: Collection<IdClaimDocument>;
   /** Records USER_LOGIN, which changes no state, in a document of its own. */
   readonly outbox: Pick<ServiceOutbox, "record">;
   readonly hasher: PasswordHasher;
@@ -91,6 +94,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     try {
       account = await insertWithNextId(
         accounts,
+        deps.accountIds,
         (id) =>
           accounts.insert(
             {

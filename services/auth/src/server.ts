@@ -45,6 +45,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
   const hasher = createPasswordHasher();
   const accounts = createAccounts({
     accounts: outbox.track(collections.accounts),
+    accountIds: collections.accountIds,
     outbox,
     hasher,
     issueToken: createTokenIssuer(options.jwtKey, options.jwtTtlSeconds),

@@ -9,6 +9,7 @@ import type {
   DocumentStore,
   VersionedDocument,
 } from "@commerce/runtime/store/document-store.js";
+import { idClaimsSpec, type IdClaimDocument } from "@commerce/runtime/store/sequential-id.js";
 
 export interface ProfileDocument extends VersionedDocument {
   readonly _id: number;
@@ -32,6 +33,8 @@ export interface AddressDocument extends VersionedDocument {
 export interface ProfileCollections {
   readonly profiles: Collection<ProfileDocument>;
   readonly addresses: Collection<AddressDocument>;
+  /** Every address id ever handed out (sequential-id.ts): a deleted address's id is never reused. */
+  readonly addressIds: Collection<IdClaimDocument>;
 }
 
 const profilesSpec: CollectionSpec<ProfileDocument> = {
@@ -44,5 +47,9 @@ const addressesSpec: CollectionSpec<AddressDocument> = {
 };
 
 export async function openProfileCollections(store: DocumentStore): Promise<ProfileCollections> {
-  return { profiles: await store.collection(profilesSpec), addresses: await store.collection(addressesSpec) };
+  return {
+    profiles: await store.collection(profilesSpec),
+    addresses: await store.collection(addressesSpec),
+    addressIds: await store.collection(idClaimsSpec(addressesSpec.name)),
+  };
 }

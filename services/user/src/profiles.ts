@@ -96,6 +96,7 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
       await profileOf(caller, signal); // only existing users own addresses
       return insertWithNextId(
         addresses,
+        collections.addressIds,
         async (id) => {
           const address = { _id: id, _v: 1, owner: caller.email, ...pick(fields) };
           await addresses.insert(address, signal);

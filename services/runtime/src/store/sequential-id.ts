@@ -1,29 +1,56 @@
-import { DuplicateKeyError, type Collection, type StoredDocument } from "./document-store.js";
+import {
+  DuplicateKeyError,
+  type Collection,
+  type CollectionSpec,
+  type StoredDocument,
+} from "./document-store.js";
 
 /**
- * Inserts a document under the next integer id (`insert` writes it: plainly, or as a recorded
- * write with its events) (the spec's users and addresses have integer
+ * Integer ids that are never handed out twice (the spec's users and addresses have integer
  * ids). There is no atomic counter on every backend (FerretDB's `$inc` is not atomic under
- * concurrency), so the id is claimed by the insert itself: `_id` is unique, a racing writer
- * that took the same id makes this insert fail, and we retry with the next one.
- *
- * `isTaken` tells an `_id` collision (retry) from another unique-key collision (give up): it
- * is called after a DuplicateKeyError and returns true when the id is what collided.
+ * concurrency), so each id is claimed by a unique insert into a claims collection that nothing
+ * ever deletes from: of racing writers one gets the id, the others take the next one. Taking
+ * "the newest document's id + 1" instead handed a deleted user's id to the next one to register,
+ * so an admin's repeated DELETE then removed the wrong person (docs/decisions.md "Ids").
+ */
+export interface IdClaimDocument extends StoredDocument {
+  readonly _id: number;
+}
+
+/** The claims collection of the ids of `collection` (named after it). */
+export function idClaimsSpec(collection: string): CollectionSpec<IdClaimDocument> {
+  return { name: `${collection}_id_claims`, indexes: [] };
+}
+
+/**
+ * Claims the next id and inserts the document under it (`insert` writes it: plainly, or as a
+ * recorded write with its events). An id whose insert fails for another reason (a duplicate
+ * email, say) stays claimed: ids may have gaps, never repeats. The newest document counts too,
+ * so that data written before claims existed is never collided with.
  */
 export async function insertWithNextId<T extends StoredDocument & { readonly _id: number }>(
   collection: Pick<Collection<T>, "findOne" | "get">,
+  claims: Collection<IdClaimDocument>,
   insert: (id: number) => Promise<T>,
   signal?: AbortSignal,
 ): Promise<T> {
+  const newest = { sort: [{ field: "_id" as const, direction: -1 as const }], limit: 1, ...(signal ? { signal } : {}) };
   for (let attempt = 0; attempt < 100; attempt++) {
-    const last = await collection.findOne(
-      {},
-      { sort: [{ field: "_id", direction: -1 }], limit: 1, ...(signal ? { signal } : {}) },
-    );
-    const id = (last?._id ?? 0) + 1;
+    const [lastClaim, lastDocument] = await Promise.all([
+      claims.findOne({}, newest),
+      collection.findOne({}, newest),
+    ]);
+    const id = Math.max(lastClaim?._id ?? 0, lastDocument?._id ?? 0) + 1;
+    try {
+      await claims.insert({ _id: id }, signal);
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) continue; // another writer claimed it first
+      throw error;
+    }
     try {
       return await insert(id);
     } catch (error) {
+      // The id itself collided only with a document from before claims existed: take the next.
       if (!(error instanceof DuplicateKeyError) || (await collection.get(id, signal)) === undefined)
         throw error;
     }
