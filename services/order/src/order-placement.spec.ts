@@ -15,9 +15,9 @@ import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/pay
 import { createInventoryStandIn, type InventoryStandIn } from "./inventory-stand-in.js";
 import { buildOrderService, type OrderOptions } from "./server.js";
 
-const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
-const bob = { email: "bob@x.test", role: "CUSTOMER" as const };
-const admin = { email: "root@x.test", role: "ADMIN" as const };
+const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
+const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
+const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
 
 /** Makes the next insert into `orders` fail: before it reaches the store, or after it landed. */
 interface InsertFault {
@@ -93,7 +93,7 @@ describe("Order service: placeOrder", () => {
   });
   afterEach(() => harness.close());
 
-  const orders = (caller: { email: string; role: "CUSTOMER" | "ADMIN" } = alice) =>
+  const orders = (caller: { userId: number; email: string; role: "CUSTOMER" | "ADMIN" } = alice) =>
     harness.client(OrderService, caller);
   const stockOf = (id: string): number | undefined => inventory.products.get(id)?.stock;
   const allOrders = async (): Promise<string[]> =>

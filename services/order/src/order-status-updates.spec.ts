@@ -12,8 +12,8 @@ import { createInventoryStandIn, type InventoryStandIn } from "./inventory-stand
 import { orderStatuses, type OrderStatus } from "./order-status.js";
 import { buildOrderService } from "./server.js";
 
-const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
-const admin = { email: "root@x.test", role: "ADMIN" as const };
+const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
+const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
 
 describe("Order service: updateOrderStatus", () => {
   let harness: ServiceHarness;
