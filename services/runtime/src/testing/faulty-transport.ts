@@ -41,7 +41,7 @@ export interface FaultyTransport extends Transport {
   /** Clears the faults, delays and hooks of `method`, or of every method. Records stay. */
   restore(method?: DescMethod): void;
   /** The requests of `method` that reached the peer, in the order they did (a copy). */
-  requests<I extends DescMessage>(method: DescMethodUnary<I, DescMessage>): MessageShape<I>[];
+  requests<I extends DescMessage>(method: DescMethodUnary<I>): MessageShape<I>[];
 }
 
 interface MethodRules {
@@ -102,7 +102,7 @@ export function createFaultyTransport(peer: Transport): FaultyTransport {
       if (method === undefined) rules.clear();
       else rules.delete(keyOf(method));
     },
-    requests<I extends DescMessage>(method: DescMethodUnary<I, DescMessage>): MessageShape<I>[] {
+    requests<I extends DescMessage>(method: DescMethodUnary<I>): MessageShape<I>[] {
       return [...((delivered.get(keyOf(method)) ?? []) as MessageShape<I>[])];
     },
   };
