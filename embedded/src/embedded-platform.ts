@@ -26,6 +26,7 @@ import {
   peerCredentialHeader,
   sha256,
 } from "@commerce/runtime/identity/request-trust.js";
+import { createRevocationFeed } from "@commerce/runtime/identity/revoked-accounts.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { createDualProtocolServer } from "@commerce/runtime/server/dual-protocol-server.js";
 import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
@@ -96,6 +97,15 @@ export async function startPlatform({
     await buildOrderService(await contextFor("order")),
     await buildNotificationService(await contextFor("notification"), { currency: config.currency }),
   ];
+  // The one host of this process refuses deleted accounts' tokens for every service in it; what
+  // it learned lives in a database of the platform's own.
+  const revoked = await createRevocationFeed({
+    store: await stores.open("commerce_platform"),
+    bus,
+    group: "platform-revocations",
+    logger,
+  });
+  await revoked.start();
   const host: ServiceHost = createServiceHost({
     routes: modules,
     logger,
@@ -104,6 +114,7 @@ export async function startPlatform({
       edgeSecretSha256: sha256(config.edgeSecret),
       peerSecretSha256: sha256(config.peerSecret),
     }),
+    revoked,
     isReady: () => ready,
   });
 
@@ -138,6 +149,7 @@ export async function startPlatform({
       await edgeServer.close();
       await host.close();
       for (const module of [...modules].reverse()) await module.stop();
+      await revoked.stop();
       await bus.close();
       await stores.close();
     },

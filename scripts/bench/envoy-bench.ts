@@ -106,6 +106,7 @@ export async function benchEnvoy(options: EnvoyBenchOptions): Promise<string[]> 
           [edgeCredentialHeader]: secrets.edgeSecret,
           "x-user-email": "bench@bench.test",
           "x-user-role": "ADMIN",
+          "x-user-id": "1",
         },
       },
     );

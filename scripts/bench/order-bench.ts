@@ -11,6 +11,7 @@
  */
 import autocannon from "autocannon";
 import { setTimeout as delay } from "node:timers/promises";
+import { jsonOk } from "../testing/loopback-json.js";
 import { formatResult, type LoadResult } from "./load.js";
 
 export interface OrderBenchOptions {
@@ -35,24 +36,7 @@ interface Seeded {
   readonly tokens: readonly string[];
 }
 
-async function call(
-  baseUrl: string,
-  method: string,
-  path: string,
-  token?: string,
-  body?: unknown,
-): Promise<unknown> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (token !== undefined) headers["authorization"] = `Bearer ${token}`;
-  const response = await fetch(new URL(path, baseUrl), {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text === "" ? undefined : JSON.parse(text);
-}
+const call = jsonOk;
 
 async function seedProducts(
   baseUrl: string,

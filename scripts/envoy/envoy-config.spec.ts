@@ -224,6 +224,7 @@ describe("renderEnvoyConfig", () => {
       request_mutations: [
         { remove: "x-user-email" },
         { remove: "x-user-role" },
+        { remove: "x-user-id" },
         { remove: "x-commerce-edge-auth" },
         { remove: "x-commerce-peer-auth" },
         { remove_on_match: { key_matcher: { prefix: "x-envoy-" } } },

@@ -5,7 +5,7 @@
  *                        credential headers, every x-envoy-* header (Envoy obeys some);
  *   2. bearer (Lua)      spells the bearer scheme the way jwt_authn matches it;
  *   3. jwt_authn         HS512 tokens with `exp`, on the routes whose method is not public;
- *                        `sub` → x-user-email, `role` → x-user-role;
+ *                        `sub` → x-user-email, `role` → x-user-role, `uid` → x-user-id;
  *   4. buffer            the 1 MiB body limit (413);
  *   5. REST (Lua)        role, query, body checks; on the way back success status, bare
  *                        arrays and the error body. It sits before the transcoder so that it
@@ -76,11 +76,13 @@ function httpFilters(
       typed_config: typed("envoy.extensions.filters.http.header_mutation.v3.HeaderMutation", {
         mutations: {
           request_mutations: [
-            ...["x-user-email", "x-user-role", "x-commerce-edge-auth", "x-commerce-peer-auth"].map(
-              (name) => ({
-                remove: name,
-              }),
-            ),
+            ...[
+              "x-user-email",
+              "x-user-role",
+              "x-user-id",
+              "x-commerce-edge-auth",
+              "x-commerce-peer-auth",
+            ].map((name) => ({ remove: name })),
             { remove_on_match: { key_matcher: { prefix: "x-envoy-" } } },
           ],
         },
@@ -101,6 +103,7 @@ function httpFilters(
             claim_to_headers: [
               { header_name: "x-user-email", claim_name: "sub" },
               { header_name: "x-user-role", claim_name: "role" },
+              { header_name: "x-user-id", claim_name: "uid" },
             ],
           },
         },

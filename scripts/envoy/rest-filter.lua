@@ -469,7 +469,8 @@ local function route_of(handle)
 end
 
 -- What the local edge demands of a token beyond its signature: `exp` in the future and `nbf`
--- (if any) not, to the second; `sub` a non-empty string; `role` CUSTOMER or ADMIN.
+-- (if any) not, to the second; `sub` a non-empty string; `role` CUSTOMER or ADMIN; `uid` a
+-- positive integer of at most 32 bits (the account's user id).
 local function acceptable_token(handle)
   local verified = handle:streamInfo():dynamicMetadata():get("envoy.filters.http.jwt_authn")
   local claims = verified and verified["jwt_payload"]
@@ -477,13 +478,17 @@ local function acceptable_token(handle)
     return false
   end
   local now = os.time()
-  local exp, nbf, sub, role = claims["exp"], claims["nbf"], claims["sub"], claims["role"]
+  local exp, nbf, sub, role, uid = claims["exp"], claims["nbf"], claims["sub"], claims["role"], claims["uid"]
   return type(exp) == "number"
     and exp > now
     and (nbf == nil or (type(nbf) == "number" and nbf <= now))
     and type(sub) == "string"
     and sub ~= ""
     and (role == "CUSTOMER" or role == "ADMIN")
+    and type(uid) == "number"
+    and uid == math.floor(uid)
+    and uid > 0
+    and uid <= 4294967295
 end
 
 function envoy_on_request(handle)

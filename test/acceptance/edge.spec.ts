@@ -1,24 +1,34 @@
 import { expect } from "chai";
 import { api } from "./support/api.js";
 import { registeredUser } from "./support/accounts.js";
-import { signToken, tamperedToken, tokenWithoutExpiry, unsignedToken } from "./support/tokens.js";
+import { signToken, tamperedToken, tokenWithoutExpiry, unsignedToken, userIdOf } from "./support/tokens.js";
 
 describe("Edge: tokens", () => {
   const rejected: [string, (user: { email: string; token: string }) => Promise<string> | string][] = [
-    ["an expired token", (u) => signToken({ sub: u.email, role: "CUSTOMER", expiresIn: -60 })],
+    [
+      "an expired token",
+      (u) => signToken({ sub: u.email, uid: userIdOf(u.token), role: "CUSTOMER", expiresIn: -60 }),
+    ],
     ["a token with a changed role claim", (u) => tamperedToken(u.token, { role: "ADMIN" })],
     ["a token with a changed subject", (u) => tamperedToken(u.token, { sub: "someone.else@example.test" })],
     ["an unsigned alg:none token", (u) => unsignedToken({ sub: u.email, role: "ADMIN" })],
     [
       "a token signed with another key",
-      (u) => signToken({ sub: u.email, role: "CUSTOMER" }, { key: "k".repeat(64) }),
+      (u) => signToken({ sub: u.email, uid: userIdOf(u.token), role: "CUSTOMER" }, { key: "k".repeat(64) }),
     ],
     [
       "an HS256 token signed with the right key",
-      (u) => signToken({ sub: u.email, role: "CUSTOMER" }, { alg: "HS256" }),
+      (u) => signToken({ sub: u.email, uid: userIdOf(u.token), role: "CUSTOMER" }, { alg: "HS256" }),
     ],
-    ["a correctly signed token without exp", (u) => tokenWithoutExpiry({ sub: u.email, role: "CUSTOMER" })],
-    ["a token with an unknown role", (u) => signToken({ sub: u.email, role: "ROOT" })],
+    [
+      "a correctly signed token without exp",
+      (u) => tokenWithoutExpiry({ sub: u.email, uid: userIdOf(u.token), role: "CUSTOMER" }),
+    ],
+    [
+      "a token with an unknown role",
+      (u) => signToken({ sub: u.email, uid: userIdOf(u.token), role: "ROOT" }),
+    ],
+    ["a token without a user id (uid)", (u) => signToken({ sub: u.email, role: "CUSTOMER" })],
     ["garbage", () => "not.a.jwt"],
   ];
   for (const [what, make] of rejected) {
@@ -37,7 +47,7 @@ describe("Edge: tokens", () => {
   it("accepts a correctly signed HS512 token it did not issue itself", async () => {
     const user = await registeredUser();
     const response = await api("GET", "/api/users/me", {
-      token: await signToken({ sub: user.email, role: "CUSTOMER" }),
+      token: await signToken({ sub: user.email, uid: userIdOf(user.token), role: "CUSTOMER" }),
     });
     expect(response.status).to.equal(200);
   });

@@ -17,6 +17,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { sendJson } from "../../scripts/testing/loopback-json.js";
 import { startPlatformProcess, type PlatformProcess } from "../../scripts/testing/platform-process.js";
 
 const ttlSeconds = 3;
@@ -29,17 +30,7 @@ const maxCrashes = 5;
 
 const admin = { email: "admin@crash.test", password: "crash-admin-password" };
 
-async function call(baseUrl: string, method: string, path: string, token?: string, body?: unknown) {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (token !== undefined) headers["authorization"] = `Bearer ${token}`;
-  const response = await fetch(new URL(path, baseUrl), {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
-}
+const call = sendJson;
 
 async function login(baseUrl: string, email: string, password: string): Promise<string> {
   const answer = await call(baseUrl, "POST", "/api/auth/login", undefined, { email, password });

@@ -61,9 +61,9 @@ function send(
   });
 }
 
-function token(claims: { sub: string; role: string }): Promise<string> {
+function token(claims: { sub: string; role: string; uid?: unknown }): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ role: claims.role })
+  return new SignJWT({ role: claims.role, uid: "uid" in claims ? claims.uid : 7 })
     .setProtectedHeader({ alg: "HS512" })
     .setSubject(claims.sub)
     .setIssuedAt(now)
@@ -119,6 +119,7 @@ describe("Envoy edge", function () {
       authorization: `Bearer ${await token({ sub: "asha@example.test", role: "CUSTOMER" })}`,
       "x-user-email": "admin@example.test",
       "x-user-role": "ADMIN",
+      "x-user-id": "1",
       "x-commerce-edge-auth": "forged",
       "x-commerce-peer-auth": "forged",
     });
@@ -128,6 +129,7 @@ describe("Envoy edge", function () {
     expect(headers).to.include({
       "x-user-email": "asha@example.test",
       "x-user-role": "CUSTOMER",
+      "x-user-id": "7",
       "x-commerce-edge-auth": edgeSecret,
     });
     expect(headers).not.to.have.any.keys("x-commerce-peer-auth", "authorization");
@@ -143,13 +145,24 @@ describe("Envoy edge", function () {
         authorization: `Bearer ${await token({ sub: "root@example.test", role: "ADMIN" })}`,
         "x-user-email": "root@example.test",
         "x-user-role": "ADMIN",
+        "x-user-id": "1",
       },
       login,
     );
     expect(answer.status, answer.text).to.equal(200);
     const headers = upstream.calls[0]?.headers ?? {};
-    expect(headers).not.to.have.any.keys("x-user-email", "x-user-role", "authorization");
+    expect(headers).not.to.have.any.keys("x-user-email", "x-user-role", "x-user-id", "authorization");
     expect(headers["x-commerce-edge-auth"]).to.equal(edgeSecret);
+  });
+
+  it("refuses a token without a user id (uid) that is a positive integer", async () => {
+    for (const uid of [undefined, 0, -1, 1.5, "7", 2 ** 32]) {
+      const answer = await send(base, "GET", "/api/users/me", {
+        authorization: `Bearer ${await token({ sub: "asha@example.test", role: "CUSTOMER", uid })}`,
+      });
+      expect(answer.status, `uid ${String(uid)}: ${answer.text}`).to.equal(401);
+    }
+    expect(upstream.calls).to.have.length(0);
   });
 
   it("ignores a bad token on a public route", async () => {

@@ -19,7 +19,7 @@ import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
 import { Health, HealthCheckResponse_ServingStatus } from "@commerce/runtime/gen/grpc/health/v1/health_pb.js";
 import { asEdge, asPeer, forgedIdentity, serviceClient, type Credentials } from "./support/service-ports.js";
 
-const admin = { email: "ops@trust.test", role: "ADMIN" } as const;
+const admin = { userId: 1, email: "ops@trust.test", role: "ADMIN" } as const;
 
 /** Everything a caller without the right credential may try. */
 const impostors: [string, Credentials][] = [

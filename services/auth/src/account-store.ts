@@ -23,6 +23,11 @@ export interface AccountDocument extends OutboxCarrier {
   readonly passwordHash: string;
   readonly role: Role;
   readonly createdAt: string;
+  /**
+   * Set, with USER_DELETED, by the first step of a deletion (accounts.ts `deleteAccount`): the
+   * account no longer logs in, and the document is removed next.
+   */
+  readonly deletedAt?: string;
 }
 
 /** One of an email's login attempt slots (login-throttle.ts): `<email>#<slot>`. */

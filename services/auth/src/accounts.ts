@@ -21,8 +21,10 @@ import { insertWithNextId, type IdClaimDocument } from "@commerce/runtime/store/
 import { unchanged } from "@commerce/runtime/store/change-document.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import {
+  UserDeletedSchema,
   UserLoginSchema,
   UserRegisteredSchema,
+  UserRoleChangedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
 import type { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import type { AccountDocument } from "./account-store.js";
@@ -169,7 +171,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       const wait = await deps.throttle.claim(email, now, signal);
       if (wait > 0) throw throttled(`too many failed logins; retry in ${wait} s`, wait);
       const account = await accounts.findOne({ email }, { signal });
-      if (account === undefined) {
+      if (account === undefined || account.deletedAt !== undefined) {
         await work.verifyDummy(password);
         throw notFound(loginFailedMessage);
       }
@@ -187,7 +189,10 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       const email = normalizeEmail(rawEmail);
       const now = deps.clock();
       const account = await checkPassword(email, password, now, signal);
-      const token = await deps.issueToken({ email, role: account.role, name: account.fullName }, now);
+      const token = await deps.issueToken(
+        { userId: account._id, email, role: account.role, name: account.fullName },
+        now,
+      );
       const login = deps.events.event(
         UserLoginSchema,
         create(UserLoginSchema, { userId: account._id, email, loggedInAt: formatTimestamp(now) }),
@@ -219,17 +224,59 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       } finally {
         work.end();
       }
-      const outcome = await accounts.change(existing._id, (current) =>
-        current.role === "ADMIN" && current.passwordHash === passwordHash
-          ? unchanged
-          : { next: { ...current, role: "ADMIN", passwordHash } },
-      );
+      const outcome = await accounts.change(existing._id, (current) => {
+        if (current.role === "ADMIN" && current.passwordHash === passwordHash) return unchanged;
+        if (current.deletedAt !== undefined) throw conflict("the account is being deleted");
+        const promoted = current.role !== "ADMIN";
+        return {
+          next: { ...current, role: "ADMIN", passwordHash },
+          events: promoted ? [roleChanged(current, "ADMIN")] : [],
+        };
+      });
       if (outcome === undefined) throw new Error(`the account of ${email} was deleted while it became admin`);
       await createProfile(outcome.doc);
     },
 
-    // Events still waiting in the account move to a carrier first (RecordedCollection.delete),
-    // so deleting it cannot lose them. Nothing appends events to an existing account.
-    deleteAccount: (userId, signal) => accounts.delete(userId, signal),
+    async deleteAccount(userId, signal) {
+      // Two steps, so that USER_DELETED is never published for an account that lives on: the
+      // account is first marked deleted with the event in the same write (from then on it
+      // cannot log in, and its tokens are revoked wherever the event arrives); then the document
+      // goes, its pending events handed to a carrier first (RecordedCollection.delete). A crash
+      // in between leaves a marked account that a repeated deletion finishes.
+      const deletedAt = formatTimestamp(deps.clock());
+      const marked = await accounts.change(
+        userId,
+        (current) =>
+          current.deletedAt !== undefined
+            ? unchanged
+            : {
+                next: { ...current, deletedAt },
+                events: [
+                  deps.events.event(
+                    UserDeletedSchema,
+                    create(UserDeletedSchema, { userId: current._id, email: current.email, deletedAt }),
+                    String(current._id),
+                  ),
+                ],
+              },
+        signal,
+      );
+      if (marked === undefined) return false;
+      await accounts.delete(userId, signal);
+      return true;
+    },
   };
+
+  function roleChanged(account: AccountDocument, role: Role) {
+    return deps.events.event(
+      UserRoleChangedSchema,
+      create(UserRoleChangedSchema, {
+        userId: account._id,
+        email: account.email,
+        role,
+        changedAt: formatTimestamp(deps.clock()),
+      }),
+      String(account._id),
+    );
+  }
 }

@@ -8,6 +8,7 @@ import {
   startServiceHarness,
   type ServiceHarness,
 } from "@commerce/runtime/testing/service-harness.js";
+import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { buildAuthService } from "./server.js";
@@ -103,5 +104,71 @@ describe("Auth service over RPC", () => {
       Array.from({ length: 8 }, (_, i) => auth.register({ ...input, email: `user${i}@x.test` })),
     );
     expect([...created].sort((a, b) => a - b)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  /** The events of `type` published so far, once at least `count` are there. */
+  function published(type: string, count = 1): Promise<EventRecord[]> {
+    return eventually(
+      () => {
+        const found = events.filter((e) => e.type === type);
+        return found.length >= count ? found : undefined;
+      },
+      5_000,
+      type,
+    );
+  }
+
+  it("publishes USER_DELETED once when the account is deleted, and the account cannot log in", async () => {
+    const auth = harness.client(AuthService);
+    await auth.register(input);
+    const accounts = harness.peerClient(AccountService);
+    expect((await accounts.deleteAccount({ userId: 1 })).deleted).to.equal(true);
+    expect((await accounts.deleteAccount({ userId: 1 })).deleted).to.equal(false);
+    const [deleted] = await published("USER_DELETED");
+    expect(deleted).to.include({
+      type: "USER_DELETED",
+      topic: "auth-events",
+      source: "/commerce/auth",
+      subject: "1",
+    });
+    const data = JSON.parse(deleted?.data ?? "{}") as Record<string, unknown>;
+    expect(data).to.have.keys("userId", "email", "deletedAt");
+    expect(data).to.include({ userId: 1, email: "ravi@x.test" });
+    expect(data["deletedAt"]).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    expect(await codeOf(auth.login({ email: input.email, password: input.password }))).to.equal(
+      Code.NotFound,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(events.filter((e) => e.type === "USER_DELETED")).to.have.length(1);
+  });
+
+  it("issues tokens that name the account (uid)", async () => {
+    const auth = harness.client(AuthService);
+    await auth.register(input);
+    const { token } = await auth.login({ email: input.email, password: input.password });
+    const claims = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as object;
+    expect(claims).to.include({ sub: "ravi@x.test", role: "CUSTOMER", uid: 1 });
+  });
+
+  it("publishes USER_ROLE_CHANGED once when the operator's admin account promotes an existing customer", async () => {
+    await harness.client(AuthService).register(input);
+    const admin = { email: input.email, password: input.password };
+    for (let start = 0; start < 2; start++) {
+      const module = await buildAuthService(harness.context, { jwtKey: key, jwtTtlSeconds: 3600, admin });
+      await module.start(); // the second start finds the account ADMIN already: no event
+      await module.stop();
+    }
+    const [changed] = await published("USER_ROLE_CHANGED");
+    expect(changed).to.include({ type: "USER_ROLE_CHANGED", topic: "auth-events", subject: "1" });
+    const data = JSON.parse(changed?.data ?? "{}") as Record<string, unknown>;
+    expect(data).to.have.keys("userId", "email", "role", "changedAt");
+    expect(data).to.include({ userId: 1, email: "ravi@x.test", role: "ADMIN" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Two relays (two starts) may both publish the one entry; consumers dedupe by event id.
+    expect(new Set(events.filter((e) => e.type === "USER_ROLE_CHANGED").map((e) => e.id)).size).to.equal(1);
+    const { token } = await harness.client(AuthService).login(admin);
+    expect(JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString())).to.include({
+      role: "ADMIN",
+    });
   });
 });

@@ -1,10 +1,13 @@
 /**
- * Issues the spec's JWT: HS512, claims `sub` (email), `role`, `name`, `iat`, `exp`.
+ * Issues the spec's JWT: HS512, claims `sub` (email), `role`, `name`, `iat`, `exp`, and ours,
+ * `uid`: the account's user id, never reused, so a token names the one account it was issued
+ * for (docs/decisions.md "Identity lifecycle").
  */
 import { SignJWT } from "jose";
 import type { Role } from "@commerce/runtime/identity/caller.js";
 
 export interface TokenClaims {
+  readonly userId: number;
   readonly email: string;
   readonly role: Role;
   readonly name: string;
@@ -15,7 +18,7 @@ export type TokenIssuer = (claims: TokenClaims, now: Date) => Promise<string>;
 export function createTokenIssuer(key: Uint8Array, ttlSeconds: number): TokenIssuer {
   return (claims, now) => {
     const iat = Math.floor(now.getTime() / 1000);
-    return new SignJWT({ role: claims.role, name: claims.name })
+    return new SignJWT({ role: claims.role, name: claims.name, uid: claims.userId })
       .setProtectedHeader({ alg: "HS512", typ: "JWT" })
       .setSubject(claims.email)
       .setIssuedAt(iat)

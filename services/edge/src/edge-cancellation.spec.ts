@@ -19,6 +19,7 @@ import {
   ProductService,
   type Product,
 } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import { noRevokedAccounts } from "@commerce/runtime/identity/revoked-accounts.js";
 import { createRequestTrust, sha256 } from "@commerce/runtime/identity/request-trust.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
 import {
@@ -78,6 +79,7 @@ for (const path of ["in process", "over gRPC"] as const) {
         logger,
         maxBodyBytes: 1 << 20,
         trust: createRequestTrust({ edgeSecretSha256: sha256(edgeSecret), peerSecretSha256: sha256("peer") }),
+        revoked: noRevokedAccounts,
         isReady: () => true,
       });
       let transport: Transport = host.transport;

@@ -2,7 +2,8 @@
  * The local edge (docs/architecture.md §3), the TypeScript twin of the Envoy configuration:
  *   1. drops any client-sent identity and credential headers;
  *   2. for non-public methods requires a valid HS512 bearer token and injects
- *      `x-user-email` / `x-user-role` from its `sub` / `role` claims (else 401), and on every
+ *      `x-user-email` / `x-user-role` / `x-user-id` from its `sub` / `role` / `uid` claims
+ *      (else 401), and on every
  *      call presents the edge credential, without which services ignore identity headers;
  *   3. transcodes REST to the RPC and the response back to JSON (success status, bare arrays);
  *   4. maps RPC errors with the standard table to one JSON error body; 404 for unknown paths,
@@ -13,7 +14,7 @@
 import { toJson, type DescService, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { Access } from "@commerce/runtime/contract/method-contract.js";
-import { userEmailHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
+import { userEmailHeader, userIdHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { retryAfterHeader } from "@commerce/runtime/errors/to-connect-error.js";
@@ -53,6 +54,7 @@ const notForwarded = new Set([
   "authorization",
   userEmailHeader,
   userRoleHeader,
+  userIdHeader,
   edgeCredentialHeader,
   peerCredentialHeader,
   "grpc-timeout",
@@ -116,6 +118,7 @@ export function createEdge(options: EdgeOptions): Edge {
       }
       header[userEmailHeader] = caller.email;
       header[userRoleHeader] = caller.role;
+      header[userIdHeader] = String(caller.userId);
     }
 
     let body: Buffer;

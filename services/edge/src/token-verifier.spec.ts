@@ -9,7 +9,7 @@ function sign(
   claims: Record<string, unknown>,
   options: { alg?: string; key?: Uint8Array; exp?: number | null } = {},
 ): Promise<string> {
-  const jwt = new SignJWT(claims)
+  const jwt = new SignJWT({ uid: 7, ...claims })
     .setProtectedHeader({ alg: options.alg ?? "HS512" })
     .setSubject("a@b.c")
     .setIssuedAt();
@@ -20,12 +20,14 @@ function sign(
 describe("createTokenVerifier", () => {
   const verify = createTokenVerifier(key);
 
-  it("accepts an HS512 token with sub, role and a future exp", async () => {
+  it("accepts an HS512 token with sub, role, uid and a future exp", async () => {
     expect(await verify(`Bearer ${await sign({ role: "ADMIN" })}`)).to.deep.equal({
+      userId: 7,
       email: "a@b.c",
       role: "ADMIN",
     });
-    expect(await verify(`bearer ${await sign({ role: "CUSTOMER" })}`)).to.deep.equal({
+    expect(await verify(`bearer ${await sign({ role: "CUSTOMER", uid: 4294967295 })}`)).to.deep.equal({
+      userId: 4294967295,
       email: "a@b.c",
       role: "CUSTOMER",
     });
@@ -43,6 +45,11 @@ describe("createTokenVerifier", () => {
     ],
     ["no role", async () => `Bearer ${await sign({})}`],
     ["an unknown role", async () => `Bearer ${await sign({ role: "ROOT" })}`],
+    ["no uid", async () => `Bearer ${await sign({ role: "CUSTOMER", uid: undefined })}`],
+    ["a uid of 0", async () => `Bearer ${await sign({ role: "CUSTOMER", uid: 0 })}`],
+    ["a fractional uid", async () => `Bearer ${await sign({ role: "CUSTOMER", uid: 1.5 })}`],
+    ["a uid as a string", async () => `Bearer ${await sign({ role: "CUSTOMER", uid: "7" })}`],
+    ["a uid beyond 32 bits", async () => `Bearer ${await sign({ role: "CUSTOMER", uid: 2 ** 32 })}`],
   ];
   for (const [what, header] of refused) {
     it(`refuses ${what}`, async () => {
@@ -52,7 +59,7 @@ describe("createTokenVerifier", () => {
 
   it("stops accepting a cached token once it expires", async () => {
     const token = await sign({ role: "CUSTOMER" }, { exp: Math.floor(Date.now() / 1000) + 1 });
-    expect(await verify(`Bearer ${token}`)).to.deep.equal({ email: "a@b.c", role: "CUSTOMER" });
+    expect(await verify(`Bearer ${token}`)).to.deep.equal({ userId: 7, email: "a@b.c", role: "CUSTOMER" });
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     expect(await verify(`Bearer ${token}`)).to.equal(undefined);
   });

@@ -1,7 +1,8 @@
 /**
  * Verifies bearer tokens the way the Envoy edge does (docs/architecture.md §3): HS512 only (the algorithm
  * is pinned, so `alg: none` and HS256 are refused), a valid signature, `exp` required and in the
- * future, and the claims the services need (`sub`, `role`).
+ * future, and the claims the services need (`sub`, `role`, and `uid`, the account's user id: a
+ * token without it is refused, docs/decisions.md "Identity lifecycle").
  *
  * Verified tokens are remembered until they expire (bounded map): a client sends the same token
  * many times, and the HMAC is the edge's largest per-request cost. A cached entry is only ever
@@ -30,18 +31,19 @@ export function createTokenVerifier(key: Uint8Array): TokenVerifier {
     try {
       const { payload } = await jwtVerify(token, key, {
         algorithms: ["HS512"],
-        requiredClaims: ["exp", "sub", "role"],
+        requiredClaims: ["exp", "sub", "role", "uid"],
       });
-      const { sub, role, exp } = payload;
+      const { sub, role, exp, uid } = payload;
       if (
         typeof sub !== "string" ||
         sub === "" ||
         (role !== "CUSTOMER" && role !== "ADMIN") ||
-        exp === undefined
+        exp === undefined ||
+        !isUserId(uid)
       ) {
         return undefined;
       }
-      const caller: Caller = { email: sub, role };
+      const caller: Caller = { userId: uid, email: sub, role };
       if (cache.size >= maxCached) cache.delete(cache.keys().next().value ?? "");
       cache.set(token, { caller, exp });
       return caller;
@@ -49,4 +51,9 @@ export function createTokenVerifier(key: Uint8Array): TokenVerifier {
       return undefined;
     }
   };
+}
+
+/** A user id as tokens carry it: a positive integer that fits the contract's uint32. */
+function isUserId(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value > 0 && value <= 0xffffffff;
 }

@@ -10,11 +10,14 @@
  *   PAYMENT_FAILED         the customer
  *   PRODUCT_CREATED        every admin
  *   PRODUCT_STOCK_UPDATED  every admin, only when the stock reached 0 (out of stock)
+ *   USER_ROLE_CHANGED      nobody (the roster of admins follows it)
+ *   USER_DELETED           nobody (the account leaves the roster of admins)
  *   anything else          nobody
  *
  * Events without a recipient (an empty email, no admin known yet) produce no notice; that is
  * not an error, so the partition moves on. The rules also keep the two projections the texts
- * and recipients need: admins (from USER_REGISTERED) and product names (from PRODUCT_CREATED).
+ * and recipients need: admins (from USER_REGISTERED, USER_ROLE_CHANGED and USER_DELETED) and
+ * product names (from PRODUCT_CREATED).
  */
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
@@ -22,8 +25,10 @@ import { eventContract, parseEventData } from "@commerce/runtime/events/event-fa
 import { formatDate, formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
 import { fromMinorUnits, minorUnitsFromWire } from "@commerce/runtime/money/minor-units.js";
 import {
+  UserDeletedSchema,
   UserLoginSchema,
   UserRegisteredSchema,
+  UserRoleChangedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
 import {
   OrderPlacedSchema,
@@ -92,9 +97,21 @@ export function createNotificationRules(deps: NotificationRulesDeps): Notificati
 
   on(UserRegisteredSchema, async (event, { signal }) => {
     const email = normalizeEmail(event.email);
-    if (event.role === "ADMIN" && email !== "") await admins.add(email, event.userId, signal);
+    if (event.role === "ADMIN" && email !== "") await admins.promote(event.userId, email, signal);
     const name = event.fullName.trim();
     return to(email, `Welcome${name === "" ? "" : `, ${name}`}! Your account has been created.`);
+  });
+
+  on(UserRoleChangedSchema, async (event, { signal }) => {
+    const email = normalizeEmail(event.email);
+    if (event.role === "ADMIN") await admins.promote(event.userId, email, signal);
+    else await admins.demote(event.userId, email, signal);
+    return [];
+  });
+
+  on(UserDeletedSchema, async (event, { signal }) => {
+    await admins.remove(event.userId, normalizeEmail(event.email), signal);
+    return [];
   });
 
   on(UserLoginSchema, (event, { at }) =>

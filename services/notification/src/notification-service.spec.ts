@@ -11,7 +11,9 @@ import {
 } from "@commerce/runtime/testing/service-harness.js";
 import {
   UserLoginSchema,
+  UserDeletedSchema,
   UserRegisteredSchema,
+  UserRoleChangedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
 import {
   OrderPlacedSchema,
@@ -35,10 +37,10 @@ import {
 } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
 import { buildNotificationService } from "./server.js";
 
-const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
-const bob = { email: "bob@x.test", role: "CUSTOMER" as const };
-const root = { email: "root@x.test", role: "ADMIN" as const };
-const ops = { email: "ops@x.test", role: "ADMIN" as const };
+const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
+const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
+const root = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
+const ops = { userId: 14, email: "ops@x.test", role: "ADMIN" as const };
 
 const auth = createEventFactory("/commerce/auth");
 const orders = createEventFactory("/commerce/order");
@@ -56,6 +58,18 @@ function registered(userId: number, email: string, role: "CUSTOMER" | "ADMIN", f
     { userId, email, fullName, role, phoneNo: "+919876543210", registeredAt: "2026-02-03T04:05:06" },
     String(userId),
   );
+}
+
+function roleChanged(userId: number, email: string, role: "CUSTOMER" | "ADMIN") {
+  return auth.event(
+    UserRoleChangedSchema,
+    { userId, email, role, changedAt: "2026-02-03T04:05:07" },
+    String(userId),
+  );
+}
+
+function deleted(userId: number, email: string) {
+  return auth.event(UserDeletedSchema, { userId, email, deletedAt: "2026-02-03T04:05:08" }, String(userId));
 }
 
 /** `totalAmountMinor` in paise, as events carry money. */
@@ -150,7 +164,7 @@ describe("Notification service", () => {
     await harness.bus.publish(markers);
     for (const marker of markers) {
       const email = (JSON.parse(marker.data) as { customerId: string }).customerId;
-      await notificationsOf({ email, role: "CUSTOMER" }, 1);
+      await notificationsOf({ userId: 99, email, role: "CUSTOMER" }, 1);
     }
   }
 
@@ -273,6 +287,41 @@ describe("Notification service", () => {
         expect(created).to.deep.include({ message: text, read: false });
       }
       expect((await notificationsOf(alice, 1)).map((n) => n.eventType)).to.deep.equal(["USER_REGISTERED"]);
+    });
+
+    it("keeps its admins by USER_ROLE_CHANGED and USER_DELETED: a deleted admin is told nothing more", async () => {
+      const productNotices = async (who: Caller) =>
+        (await client(who).listMyNotifications({ size: 100 })).notifications
+          .filter((n) => n.eventType === "PRODUCT_CREATED")
+          .map((n) => n.message.split('"')[1])
+          .sort();
+      await publishAndSettle(
+        registered(1, root.email, "ADMIN", "Administrator"),
+        registered(2, ops.email, "CUSTOMER", "Ops"),
+        registered(3, alice.email, "CUSTOMER"),
+      );
+      await publishAndSettle(roleChanged(2, ops.email, "ADMIN"), deleted(1, root.email));
+      await publishAndSettle(productCreated("prd_1", "Blue Pen"));
+      await notificationsOf(ops, 2);
+      expect(await productNotices(ops)).to.deep.equal(["Blue Pen"]);
+      expect(await productNotices(root)).to.deep.equal([]);
+      expect(await productNotices(alice)).to.deep.equal([]);
+
+      // The email registered again as a new admin account; the old account's events, however
+      // late or repeated, change nothing for it. Ops is demoted.
+      await publishAndSettle(
+        registered(4, root.email, "ADMIN", "Administrator"),
+        roleChanged(2, ops.email, "CUSTOMER"),
+      );
+      await publishAndSettle(deleted(1, root.email), roleChanged(1, root.email, "ADMIN"));
+      await publishAndSettle(productCreated("prd_2", "Red Pen"));
+      await eventually(
+        async () => ((await productNotices(root)).length > 0 ? true : undefined),
+        5_000,
+        "root's notice",
+      );
+      expect(await productNotices(root)).to.deep.equal(["Red Pen"]);
+      expect(await productNotices(ops)).to.deep.equal(["Blue Pen"]);
     });
 
     it("tells every admin when a product runs out of stock, naming it, and about no other product event", async () => {

@@ -32,8 +32,22 @@ export interface NotificationDocument extends VersionedDocument {
   readonly read: boolean;
 }
 
-/** An ADMIN account, as USER_REGISTERED announced it: the recipients of catalog notices. */
-export interface AdminDocument extends StoredDocument {
+/**
+ * An account that is or was an admin, as auth events tell (admin-roster.ts): the admins are the
+ * recipients of catalog notices.
+ */
+export interface AdminAccountDocument extends VersionedDocument {
+  /** The user id: events of one account arrive in order (their key), others' may not. */
+  readonly _id: number;
+  /** Lower-cased. */
+  readonly email: string;
+  readonly admin: boolean;
+  /** USER_DELETED arrived: never an admin again, whatever arrives later. */
+  readonly deleted: boolean;
+}
+
+/** The roster before USER_DELETED and USER_ROLE_CHANGED existed, keyed by email; read once. */
+export interface LegacyAdminDocument extends StoredDocument {
   /** The admin's lower-cased email. */
   readonly _id: string;
   readonly userId: number;
@@ -48,7 +62,8 @@ export interface ProductNameDocument extends StoredDocument {
 
 export interface NotificationCollections {
   readonly notifications: Collection<NotificationDocument>;
-  readonly admins: Collection<AdminDocument>;
+  readonly adminAccounts: Collection<AdminAccountDocument>;
+  readonly legacyAdmins: Collection<LegacyAdminDocument>;
   readonly productNames: Collection<ProductNameDocument>;
 }
 
@@ -56,13 +71,18 @@ const notificationsSpec: CollectionSpec<NotificationDocument> = {
   name: "notifications",
   indexes: [{ fields: ["userEmail"] }],
 };
-const adminsSpec: CollectionSpec<AdminDocument> = { name: "admins" };
+const adminAccountsSpec: CollectionSpec<AdminAccountDocument> = {
+  name: "admin_accounts",
+  indexes: [{ fields: ["admin"] }],
+};
+const legacyAdminsSpec: CollectionSpec<LegacyAdminDocument> = { name: "admins" };
 const productNamesSpec: CollectionSpec<ProductNameDocument> = { name: "product_names" };
 
 export async function openNotificationCollections(store: DocumentStore): Promise<NotificationCollections> {
   return {
     notifications: await store.collection(notificationsSpec),
-    admins: await store.collection(adminsSpec),
+    adminAccounts: await store.collection(adminAccountsSpec),
+    legacyAdmins: await store.collection(legacyAdminsSpec),
     productNames: await store.collection(productNamesSpec),
   };
 }

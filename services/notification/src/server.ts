@@ -24,8 +24,10 @@ export async function buildNotificationService(
 ): Promise<ServiceModule> {
   const collections = await openNotificationCollections(ctx.store);
   const notifications = createNotifications(collections);
+  const admins = createAdminRoster(collections.adminAccounts);
+  await admins.carryOver(collections.legacyAdmins);
   const rules = createNotificationRules({
-    admins: createAdminRoster(collections.admins),
+    admins,
     productNames: createProductNames(collections.productNames),
     currency: options.currency,
   });

@@ -19,9 +19,9 @@ import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/produc
 import { buildProductService, type ProductOptions } from "@commerce/product/server.js";
 import { buildOrderService } from "./server.js";
 
-const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
-const bob = { email: "bob@x.test", role: "CUSTOMER" as const };
-const admin = { email: "root@x.test", role: "ADMIN" as const };
+const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
+const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
+const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
 
 /** Makes the next insert into `orders` fail: before it reaches the store, or after it landed. */
 interface InsertFault {
@@ -137,7 +137,7 @@ describe("Order service: placeOrder", () => {
   });
   afterEach(() => harness.close());
 
-  const orders = (caller: { email: string; role: "CUSTOMER" | "ADMIN" } = alice) =>
+  const orders = (caller: { userId: number; email: string; role: "CUSTOMER" | "ADMIN" } = alice) =>
     harness.client(OrderService, caller);
   const stock = (id: string): Promise<number | undefined> => stockOf(harness, id);
   const allOrders = async (): Promise<string[]> =>

@@ -16,8 +16,8 @@ import { buildProductService } from "@commerce/product/server.js";
 import { orderStatuses, type OrderStatus } from "./order-status.js";
 import { buildOrderService, type OrderOptions } from "./server.js";
 
-const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
-const admin = { email: "root@x.test", role: "ADMIN" as const };
+const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
+const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
 
 /** The Order service and the real Product service in one harness; the network between them can fail. */
 interface OrderStack {

@@ -15,8 +15,8 @@ import { buildProductService } from "@commerce/product/server.js";
 import { openOrderCollections } from "./order-store.js";
 import { buildOrderService } from "./server.js";
 
-const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
-const admin = { email: "root@x.test", role: "ADMIN" as const };
+const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
+const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
 const payments = createEventFactory("/commerce/payment");
 
 interface PaymentOf {

@@ -11,7 +11,7 @@ import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inve
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { openProductCollections, type StockEntryDocument } from "./product-store.js";
 
-export const admin = { email: "root@x.test", role: "ADMIN" as const };
+export const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
 
 let counter = 0;
 

@@ -14,7 +14,7 @@ import { admin, checkedLedger, createTestProduct, stockOf } from "./inventory.co
 import { openProductCollections, type ProductDocument } from "./product-store.js";
 import { buildProductService } from "./server.js";
 
-const customer = { email: "c@x.test", role: "CUSTOMER" as const };
+const customer = { userId: 11, email: "c@x.test", role: "CUSTOMER" as const };
 
 function draft(
   name: string,

@@ -1,9 +1,17 @@
 /**
  * The User domain: a caller's profile and addresses, ownership from the caller's email, and
- * admin management of users.
+ * admin management of users. The caller's profile is found by email and must be the account the
+ * token was issued for (`caller.userId`): an email freed by a deletion and registered again is
+ * another account, which no older token reaches (docs/decisions.md "Identity lifecycle").
  */
 import type { Client } from "@connectrpc/connect";
-import { conflict, forbidden, notFound, unavailable } from "@commerce/runtime/errors/domain-error.js";
+import {
+  conflict,
+  forbidden,
+  notFound,
+  unauthenticated,
+  unavailable,
+} from "@commerce/runtime/errors/domain-error.js";
 import type { Caller, Role } from "@commerce/runtime/identity/caller.js";
 import { changeDocument, unchanged } from "@commerce/runtime/store/change-document.js";
 import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
@@ -40,6 +48,9 @@ export interface Profiles {
   createProfile(profile: NewProfile, signal?: AbortSignal): Promise<boolean>;
 }
 
+/** The token names an account that no longer holds its email. */
+const replacedAccountMessage = "this token belongs to an account that no longer exists";
+
 export interface ProfilesDeps {
   readonly collections: ProfileCollections;
   readonly accounts: Client<typeof AccountService>;
@@ -51,6 +62,7 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
   async function profileOf(caller: Caller, signal: AbortSignal): Promise<ProfileDocument> {
     const profile = await profiles.findOne({ email: caller.email }, { signal });
     if (profile === undefined) throw notFound("user not found");
+    if (profile._id !== caller.userId) throw unauthenticated(replacedAccountMessage);
     return profile;
   }
 
@@ -59,6 +71,7 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
     addressId: number,
     signal: AbortSignal,
   ): Promise<AddressDocument> {
+    await profileOf(caller, signal);
     const address = await addresses.get(addressId, signal);
     if (address === undefined) throw notFound("address not found");
     if (address.owner !== caller.email) throw forbidden("this address belongs to another user");
@@ -93,7 +106,8 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
       );
     },
 
-    listAddresses(caller, signal) {
+    async listAddresses(caller, signal) {
+      await profileOf(caller, signal);
       return addresses.find({ owner: caller.email }, { sort: [{ field: "_id", direction: 1 }], signal });
     },
 

@@ -33,8 +33,8 @@ describe("User service over RPC", () => {
   let harness: ServiceHarness;
   const deleted: number[] = [];
   const failing = { on: false };
-  const alice = { email: "alice@x.test", role: "CUSTOMER" as const };
-  const admin = { email: "root@x.test", role: "ADMIN" as const };
+  const alice = { userId: 1, email: "alice@x.test", role: "CUSTOMER" as const };
+  const admin = { userId: 2, email: "root@x.test", role: "ADMIN" as const };
 
   beforeEach(async () => {
     deleted.length = 0;
@@ -136,7 +136,7 @@ describe("User service: USER_REGISTERED consumer", () => {
         "9",
       );
       await harness.bus.publish([registered, registered]);
-      const users = harness.client(UserService, { email: "late@x.test", role: "CUSTOMER" });
+      const users = harness.client(UserService, { userId: 9, email: "late@x.test", role: "CUSTOMER" });
       const profile = await eventually(() => users.getMe({}).catch(() => undefined), 5_000, "the profile");
       expect(profile).to.include({
         id: 9,
@@ -145,7 +145,7 @@ describe("User service: USER_REGISTERED consumer", () => {
         role: "CUSTOMER",
         createdAt: "2026-02-03T04:05:06",
       });
-      const admin = harness.client(UserService, { email: "root@x.test", role: "ADMIN" });
+      const admin = harness.client(UserService, { userId: 2, email: "root@x.test", role: "ADMIN" });
       expect((await admin.listUsers({})).users.map((u) => u.email)).to.deep.equal(["late@x.test"]);
     } finally {
       await harness.close();

@@ -8,6 +8,8 @@ import { acceptanceEnvironment } from "./environment.js";
 export interface ForgedClaims {
   readonly sub: string;
   readonly role: string;
+  /** The account's user id; a token without it is refused. */
+  readonly uid?: number;
   readonly expiresIn?: number;
 }
 
@@ -19,7 +21,11 @@ export function signToken(
   options: { alg?: "HS512" | "HS256"; key?: string } = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ role: claims.role, name: "Forged" })
+  return new SignJWT({
+    role: claims.role,
+    name: "Forged",
+    ...(claims.uid === undefined ? {} : { uid: claims.uid }),
+  })
     .setProtectedHeader({ alg: options.alg ?? "HS512", typ: "JWT" })
     .setSubject(claims.sub)
     .setIssuedAt(now - 7200)
@@ -42,7 +48,7 @@ export function tamperedToken(token: string, changes: Record<string, unknown>): 
 
 /** A genuine, correctly signed token without an `exp` claim. */
 export function tokenWithoutExpiry(claims: ForgedClaims): Promise<string> {
-  return new SignJWT({ role: claims.role })
+  return new SignJWT({ role: claims.role, ...(claims.uid === undefined ? {} : { uid: claims.uid }) })
     .setProtectedHeader({ alg: "HS512" })
     .setSubject(claims.sub)
     .setIssuedAt()
@@ -61,4 +67,11 @@ export function decodeHeader(token: string): Record<string, unknown> {
     string,
     unknown
   >;
+}
+
+/** The user id (`uid`) of a token the platform issued. */
+export function userIdOf(token: string): number {
+  const uid = decodeClaims(token)["uid"];
+  if (typeof uid !== "number") throw new Error("the token carries no uid");
+  return uid;
 }

@@ -44,10 +44,14 @@ export function asPeer(): Credentials & { readonly headers: Record<string, strin
 
 /** Identity headers as the edge would set them, with whatever credentials the caller has. */
 export function forgedIdentity(
-  identity: { readonly email: string; readonly role: string },
+  identity: { readonly userId: number; readonly email: string; readonly role: string },
   credentials: Credentials,
 ): Record<string, string> {
-  const headers: Record<string, string> = { "x-user-email": identity.email, "x-user-role": identity.role };
+  const headers: Record<string, string> = {
+    "x-user-email": identity.email,
+    "x-user-role": identity.role,
+    "x-user-id": String(identity.userId),
+  };
   if (credentials.edge !== undefined) headers[edgeCredentialHeader] = credentials.edge;
   if (credentials.peer !== undefined) headers[peerCredentialHeader] = credentials.peer;
   return headers;

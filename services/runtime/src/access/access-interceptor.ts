@@ -2,21 +2,25 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { Access, methodContract } from "../contract/method-contract.js";
 import { callerFromHeaders, callerKey } from "../identity/caller.js";
 import type { RequestTrust } from "../identity/request-trust.js";
+import type { RevokedAccounts } from "../identity/revoked-accounts.js";
 
 /**
  * Enforces each method's access rule inside the service, the second of the two checks
  * (docs/decisions.md "Service-to-service trust"): the edge has verified the token; here the
- * identity headers count only when the request proves it came from the edge, the role is held
+ * identity headers count only when the request proves it came from the edge and name an account
+ * that was not deleted (a deleted account's tokens are anonymous: 401), the role is held
  * against the method's option, and internal methods answer only requests that prove they come
  * from a peer service. Ownership is the domain's business. `openServices` are protocol services
  * outside our contract (gRPC health) that anyone reaching the port may call.
  */
 export function createAccessInterceptor(
   trust: RequestTrust,
+  revoked: RevokedAccounts,
   openServices: readonly string[] = [],
 ): Interceptor {
   return (next) => async (req) => {
-    const caller = trust.fromEdge(req.header) ? callerFromHeaders(req.header) : undefined;
+    let caller = trust.fromEdge(req.header) ? callerFromHeaders(req.header) : undefined;
+    if (caller !== undefined && revoked.isRevoked(caller.userId)) caller = undefined;
     req.contextValues.set(callerKey, caller);
     if (openServices.includes(req.service.typeName)) return next(req);
     const { access } = methodContract(req.method);

@@ -1,7 +1,8 @@
 /**
- * The caller's identity as the edge asserts it (docs/architecture.md §3-§4): `x-user-email` and
- * `x-user-role`, set by the edge after it verified the JWT and removed any client-sent copies.
- * Services trust these two headers and nothing else.
+ * The caller's identity as the edge asserts it (docs/architecture.md §3-§4): `x-user-email`,
+ * `x-user-role` and `x-user-id` (the token's `uid` claim), set by the edge after it verified the
+ * JWT and removed any client-sent copies. Services trust these three headers and nothing else
+ * (docs/decisions.md "Identity lifecycle" says why the third).
  */
 import { createContextKey, type HandlerContext } from "@connectrpc/connect";
 import { unauthenticated } from "../errors/domain-error.js";
@@ -9,12 +10,15 @@ import { unauthenticated } from "../errors/domain-error.js";
 export type Role = "CUSTOMER" | "ADMIN";
 
 export interface Caller {
+  /** The account the token was issued for; ids are never reused. */
+  readonly userId: number;
   readonly email: string;
   readonly role: Role;
 }
 
 export const userEmailHeader = "x-user-email";
 export const userRoleHeader = "x-user-role";
+export const userIdHeader = "x-user-id";
 
 /** The caller of the current request, set by the identity interceptor; undefined when anonymous. */
 export const callerKey = createContextKey<Caller | undefined>(undefined, { description: "caller identity" });
@@ -22,8 +26,18 @@ export const callerKey = createContextKey<Caller | undefined>(undefined, { descr
 export function callerFromHeaders(headers: Headers): Caller | undefined {
   const email = headers.get(userEmailHeader);
   const role = headers.get(userRoleHeader);
-  if (email === null || email === "" || (role !== "CUSTOMER" && role !== "ADMIN")) return undefined;
-  return { email, role };
+  const userId = parseUserId(headers.get(userIdHeader));
+  if (email === null || email === "" || (role !== "CUSTOMER" && role !== "ADMIN") || userId === undefined) {
+    return undefined;
+  }
+  return { userId, email, role };
+}
+
+/** A user id as the edge writes it: plain decimal digits of a positive 32-bit integer. */
+export function parseUserId(text: string | null): number | undefined {
+  if (text === null || !/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
+  const id = Number(text);
+  return id <= 0xffffffff ? id : undefined;
 }
 
 /** The authenticated caller; the access interceptor has already refused anonymous calls. */

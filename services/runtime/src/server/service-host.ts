@@ -11,6 +11,7 @@ import { setMaxListeners } from "node:events";
 import { createAccessInterceptor } from "../access/access-interceptor.js";
 import { createErrorInterceptor } from "../errors/error-interceptor.js";
 import type { RequestTrust } from "../identity/request-trust.js";
+import type { RevokedAccounts } from "../identity/revoked-accounts.js";
 import type { Logger } from "../logging/logger.js";
 import { createValidationInterceptor } from "../validation/validation-interceptor.js";
 import {
@@ -37,6 +38,8 @@ export interface ServiceHostOptions {
   readonly maxBodyBytes: number;
   /** Which requests may assert an identity or call internal methods. */
   readonly trust: RequestTrust;
+  /** Deleted accounts, whose tokens count as no identity (identity/revoked-accounts.ts). */
+  readonly revoked: RevokedAccounts;
   /** Readiness for `/readyz` and gRPC health: dependencies reachable, start-up work done. */
   readonly isReady: () => boolean;
 }
@@ -62,7 +65,7 @@ const unlimitedSignalListeners: Interceptor = (next) => (req) => {
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const interceptors: Interceptor[] = [
     createErrorInterceptor(options.logger),
-    createAccessInterceptor(options.trust, [Health.typeName]),
+    createAccessInterceptor(options.trust, options.revoked, [Health.typeName]),
     createValidationInterceptor(),
   ];
   const serviceNames = options.routes.flatMap((r) => r.services.map((s) => s.typeName));

@@ -13,6 +13,7 @@ import { ConfigError, EnvReader, type Env } from "../config/env-reader.js";
 import { readInfraSettings, readProcessSettings } from "../config/process-settings.js";
 import { createKafkaBus } from "../events/kafka-bus.js";
 import { createRequestTrust, peerCredentialHeader } from "../identity/request-trust.js";
+import { createRevocationFeed } from "../identity/revoked-accounts.js";
 import { readServiceTrustSettings } from "../identity/trust-settings.js";
 import { createLogger } from "../logging/logger.js";
 import type { StoreProvider } from "../store/document-store.js";
@@ -95,20 +96,24 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     const transport = createGrpcTransport({ baseUrl: url, defaultTimeoutMs: peerCallTimeoutMs });
     for (const service of peer.services) byService.set(service.typeName, transport);
   }
+  const store = await stores.open(`commerce_${spec.name}`);
   const context: ServiceContext = {
     logger,
-    store: await stores.open(`commerce_${spec.name}`),
+    store,
     bus,
     transport: withCredential(createRoutingTransport(byService), peerCredentialHeader, trust.peerSecret),
     clock: systemClock,
   };
   const module = await spec.build(context, settings);
+  const revoked = await createRevocationFeed({ store, bus, group: `${spec.name}-revocations`, logger });
+  await revoked.start(); // before serving: a restarted process still refuses deleted accounts
   let ready = false;
   const host = createServiceHost({
     routes: [module],
     logger,
     maxBodyBytes: processSettings.maxBodyBytes,
     trust: createRequestTrust(trust),
+    revoked,
     isReady: () => ready,
   });
   const port = await host.listen(processSettings.port, processSettings.host);
@@ -121,6 +126,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     ready = false;
     await host.close(shutdownGraceMs);
     await module.stop();
+    await revoked.stop();
     await bus.close();
     await stores.close();
   });

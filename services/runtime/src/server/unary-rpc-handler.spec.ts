@@ -7,6 +7,7 @@ import {
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
 import { ProductService } from "../../gen/commerce/product/v1/product_pb.js";
+import { noRevokedAccounts } from "../identity/revoked-accounts.js";
 import { createRequestTrust, sha256 } from "../identity/request-trust.js";
 import { createLogger } from "../logging/logger.js";
 import { createServiceHost, type ServiceHost } from "./service-host.js";
@@ -61,6 +62,7 @@ describe("createUnaryRpcHandler (through the service host)", () => {
       logger: createLogger("silent", "test"),
       maxBodyBytes: 1_024,
       trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
+      revoked: noRevokedAccounts,
       isReady: () => true,
     });
     baseUrl = `http://127.0.0.1:${await host.listen(0, "127.0.0.1")}`;

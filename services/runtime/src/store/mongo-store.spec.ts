@@ -4,22 +4,14 @@ import { MongoClient } from "mongodb";
 import { describeDocumentStoreContract } from "./document-store.contract.js";
 import type { VersionedDocument } from "./document-store.js";
 import { createMongoStoreProvider } from "./mongo-store.js";
+import { requiredMongoUrl } from "../testing/test-stores.js";
 
 /**
  * Runs against the server in MONGODB_URL (FerretDB from `npm run infra:up` locally, MongoDB
  * anywhere else). Without it the run fails: a contract that silently did not run would read as
  * a contract that holds.
  */
-function mongoUrl(): string {
-  const url = process.env["MONGODB_URL"];
-  if (url === undefined || url === "") {
-    throw new Error(
-      'MONGODB_URL is not set. Start FerretDB with `eval "$(npm run -s infra:up)"` and run ' +
-        "`MONGODB_URL=$MONGODB_URL npx mocha services/runtime/src/store/mongo-store.spec.ts`.",
-    );
-  }
-  return url;
-}
+const mongoUrl = (): string => requiredMongoUrl("services/runtime/src/store/mongo-store.spec.ts");
 
 /** A fresh database name per run, so runs never see each other's data. */
 function runDatabase(label: string): string {

@@ -34,7 +34,11 @@ export async function insertWithNextId<T extends StoredDocument & { readonly _id
   insert: (id: number) => Promise<T>,
   signal?: AbortSignal,
 ): Promise<T> {
-  const newest = { sort: [{ field: "_id" as const, direction: -1 as const }], limit: 1, ...(signal ? { signal } : {}) };
+  const newest = {
+    sort: [{ field: "_id" as const, direction: -1 as const }],
+    limit: 1,
+    ...(signal ? { signal } : {}),
+  };
   for (let attempt = 0; attempt < 100; attempt++) {
     const [lastClaim, lastDocument] = await Promise.all([
       claims.findOne({}, newest),

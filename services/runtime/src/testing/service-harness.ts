@@ -10,13 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEmbeddedBus } from "../events/embedded-bus.js";
 import type { EventBus, EventRecord } from "../events/event-bus.js";
-import { userEmailHeader, userRoleHeader, type Caller } from "../identity/caller.js";
+import { userEmailHeader, userIdHeader, userRoleHeader, type Caller } from "../identity/caller.js";
 import {
   createRequestTrust,
   edgeCredentialHeader,
   peerCredentialHeader,
   sha256,
 } from "../identity/request-trust.js";
+import { createRevocationFeed, type RevocationFeed } from "../identity/revoked-accounts.js";
 import { createLogger } from "../logging/logger.js";
 import { createServiceHost, type ServiceHost, type ServiceRoutes } from "../server/service-host.js";
 import type { ServiceContext, ServiceModule } from "../server/service-module.js";
@@ -72,11 +73,20 @@ export async function startServiceHarness(
     clock: () => new Date(),
   };
   const module = await build(context);
+  const revoked: RevocationFeed = await createRevocationFeed({
+    store: await stores.open("revocations"),
+    bus,
+    group: "harness-revocations",
+    logger,
+    pollIntervalMs: 100,
+  });
+  await revoked.start();
   const host: ServiceHost = createServiceHost({
     routes: [module, ...peers],
     logger,
     maxBodyBytes: 1 << 20,
     trust: createRequestTrust({ edgeSecretSha256: sha256(edgeSecret), peerSecretSha256: sha256(peerSecret) }),
+    revoked,
     isReady: () => true,
   });
   await module.start();
@@ -101,6 +111,7 @@ export async function startServiceHarness(
       if (caller !== undefined) {
         identity[userEmailHeader] = caller.email;
         identity[userRoleHeader] = caller.role;
+        identity[userIdHeader] = String(caller.userId);
       }
       const withIdentity = (header: unknown): Headers => {
         const merged = new Headers(header as HeaderInit);
@@ -119,6 +130,7 @@ export async function startServiceHarness(
     },
     async close() {
       await module.stop();
+      await revoked.stop();
       await bus.close();
       await stores.close();
       await rm(dir, { recursive: true, force: true });

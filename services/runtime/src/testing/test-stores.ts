@@ -36,6 +36,31 @@ export function requiredMongoUrl(spec: string): string {
   return url;
 }
 
+/** The MongoDB adapter on a fresh database of the server in MONGODB_URL, dropped on close. */
+export function mongoTestStore(spec: string): TestStoreBackend {
+  return {
+    name: "MongoDB adapter",
+    async open() {
+      const url = requiredMongoUrl(spec);
+      const database = `test_${randomBytes(6).toString("hex")}`;
+      const provider = createMongoStoreProvider({ url });
+      const store = await provider.open(database);
+      return {
+        store,
+        async close() {
+          await provider.close();
+          const client = new MongoClient(url);
+          try {
+            await client.db(database).dropDatabase();
+          } finally {
+            await client.close();
+          }
+        },
+      };
+    },
+  };
+}
+
 export function testStoreBackends(spec: string): readonly TestStoreBackend[] {
   return [
     {
@@ -53,26 +78,6 @@ export function testStoreBackends(spec: string): readonly TestStoreBackend[] {
         };
       },
     },
-    {
-      name: "MongoDB adapter",
-      async open() {
-        const url = requiredMongoUrl(spec);
-        const database = `test_${randomBytes(6).toString("hex")}`;
-        const provider = createMongoStoreProvider({ url });
-        const store = await provider.open(database);
-        return {
-          store,
-          async close() {
-            await provider.close();
-            const client = new MongoClient(url);
-            try {
-              await client.db(database).dropDatabase();
-            } finally {
-              await client.close();
-            }
-          },
-        };
-      },
-    },
+    mongoTestStore(spec),
   ];
 }

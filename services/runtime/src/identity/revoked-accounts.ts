@@ -1,0 +1,115 @@
+/**
+ * Deleted accounts, whose tokens every service refuses (docs/decisions.md "Identity
+ * lifecycle"). A token keeps its signature and expiry after its account is deleted, and Envoy's
+ * jwt_authn checks nothing else, so the refusal happens in the services: the access interceptor
+ * asks `isRevoked(caller.userId)`, a set lookup on the hot path.
+ *
+ * Each process learns deletions from USER_DELETED through its own consumer group, so it works
+ * with any number of processes and replicas; what it learned is written to its own database
+ * (`revoked_accounts`, one insert per deleted account) and read back at start, so a restart
+ * forgets nothing. Replicas of one service share the group (each event reaches one of them) and
+ * the database (every replica re-reads it each `pollIntervalMs`), so every replica refuses a
+ * deleted account's tokens within about a poll interval of the event's arrival.
+ */
+import { startConsumer } from "../events/event-consumer.js";
+import type { EventBus, Subscription } from "../events/event-bus.js";
+import type { EventLogger } from "../events/event-logger.js";
+import { eventContract, parseEventData } from "../events/event-factory.js";
+import {
+  DuplicateKeyError,
+  type CollectionSpec,
+  type DocumentStore,
+  type StoredDocument,
+} from "../store/document-store.js";
+import { UserDeletedSchema } from "../../gen/commerce/events/v1/auth_events_pb.js";
+
+/** What the access interceptor asks. */
+export interface RevokedAccounts {
+  /** True when the account `userId` was deleted: its tokens are refused. */
+  isRevoked(userId: number): boolean;
+}
+
+/** A host that knows of no deleted account (tests of the host's own plumbing). */
+export const noRevokedAccounts: RevokedAccounts = { isRevoked: () => false };
+
+/** Revoked accounts kept up to date from USER_DELETED; started before the process serves. */
+export interface RevocationFeed extends RevokedAccounts {
+  /** Loads what the database holds, then follows the events. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface RevocationFeedOptions {
+  /** The process's own database. */
+  readonly store: DocumentStore;
+  readonly bus: EventBus;
+  /** The consumer group: one per service (its replicas share it), e.g. `order-revocations`. */
+  readonly group: string;
+  readonly logger: EventLogger;
+  /** How often the database is re-read for what other replicas learned. Default 1 s. */
+  readonly pollIntervalMs?: number;
+}
+
+/** One deleted account. */
+export interface RevokedAccountDocument extends StoredDocument {
+  /** The deleted account's user id. */
+  readonly _id: number;
+  readonly email: string;
+  readonly deletedAt: string;
+}
+
+const revokedAccountsSpec: CollectionSpec<RevokedAccountDocument> = { name: "revoked_accounts" };
+
+export async function createRevocationFeed(options: RevocationFeedOptions): Promise<RevocationFeed> {
+  const revoked = await options.store.collection(revokedAccountsSpec);
+  const known = new Set<number>();
+  const deletedType = eventContract(UserDeletedSchema).type;
+  let subscription: Subscription | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function load(): Promise<void> {
+    for (const account of await revoked.find({})) known.add(account._id);
+  }
+
+  return {
+    isRevoked: (userId) => known.has(userId),
+
+    async start() {
+      await load();
+      subscription = await startConsumer(options.bus, {
+        group: options.group,
+        topics: [eventContract(UserDeletedSchema).topic],
+        logger: options.logger,
+        handler: async (record, signal) => {
+          if (record.type !== deletedType) return;
+          const event = parseEventData(UserDeletedSchema, record);
+          try {
+            await revoked.insert(
+              { _id: event.userId, email: event.email, deletedAt: event.deletedAt },
+              signal,
+            );
+          } catch (error) {
+            if (!(error instanceof DuplicateKeyError)) throw error; // learned before
+          }
+          known.add(event.userId);
+        },
+      });
+      let loading = false;
+      timer = setInterval(() => {
+        if (loading) return; // a slow store: one read at a time
+        loading = true;
+        load()
+          .catch((error: unknown) =>
+            options.logger.warn({ err: error }, "could not re-read revoked accounts; the next poll retries"),
+          )
+          .finally(() => (loading = false));
+      }, options.pollIntervalMs ?? 1_000);
+      timer.unref();
+    },
+
+    async stop() {
+      clearInterval(timer);
+      await subscription?.close();
+    },
+  };
+}
