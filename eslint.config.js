@@ -33,6 +33,25 @@ export default tseslint.config(
     },
   },
   {
+    // Test support (services/runtime/src/testing: harnesses, the faulty transport) never reaches
+    // production code. The build leaves that folder out, but an import would pull it back in.
+    files: ["services/*/src/**/*.ts", "embedded/src/**/*.ts"],
+    ignores: ["**/*.spec.ts", "**/*.contract.ts", "services/runtime/src/testing/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/testing/*", "@commerce/runtime/testing/*"],
+              message: "test support is for specs only",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.spec.ts", "test/**/*.ts"],
     rules: {
       // chai's `expect(x).to.be.true` style reads as an unused expression.

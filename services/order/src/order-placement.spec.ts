@@ -9,11 +9,15 @@ import {
   type ServiceHarness,
 } from "@commerce/runtime/testing/service-harness.js";
 import { parseEventData } from "@commerce/runtime/events/event-factory.js";
+import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
+import { createFaultyTransport, type FaultyTransport } from "@commerce/runtime/testing/faulty-transport.js";
 import { OrderPlacedSchema } from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
-import { createInventoryStandIn, type InventoryStandIn } from "./inventory-stand-in.js";
-import { buildOrderService, type OrderOptions } from "./server.js";
+import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import { buildProductService, type ProductOptions } from "@commerce/product/server.js";
+import { buildOrderService } from "./server.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
@@ -49,15 +53,50 @@ function withInsertFault(store: DocumentStore, fault: InsertFault): DocumentStor
   };
 }
 
+/** The Order service and the real Product service in one harness; the network between them can fail. */
+interface OrderStack {
+  readonly harness: ServiceHarness;
+  /** What the Order service sends to the Product service. */
+  readonly network: FaultyTransport;
+}
+
 async function startOrders(
-  inventory: InventoryStandIn,
-  options: OrderOptions = {},
+  product: ProductOptions = {},
   fault: InsertFault = { next: "none" },
-): Promise<ServiceHarness> {
-  return startServiceHarness(
-    (ctx) => buildOrderService({ ...ctx, store: withInsertFault(ctx.store, fault) }, options),
-    [inventory],
-  );
+): Promise<OrderStack> {
+  let network: FaultyTransport | undefined;
+  const harness = await startServiceHarness(async (ctx) => {
+    network = createFaultyTransport(ctx.transport);
+    return composeModules(
+      await buildProductService(ctx, product),
+      await buildOrderService({ ...ctx, store: withInsertFault(ctx.store, fault), transport: network }),
+    );
+  });
+  return { harness, network: defined(network) };
+}
+
+/** Creates active products through the Product service, as an admin; returns their ids in order. */
+async function createProducts(
+  harness: ServiceHarness,
+  ...products: { name: string; price: number; stock: number }[]
+): Promise<string[]> {
+  const { ids } = await harness.client(ProductService, admin).bulkCreateProducts({
+    products: products.map((product) => ({
+      ...product,
+      description: "",
+      brand: "Acme",
+      categoryId: "books",
+    })),
+  });
+  return ids;
+}
+
+/** Current stock, as the Product service counts it (inactive products included). */
+async function stockOf(harness: ServiceHarness, productId: string): Promise<number | undefined> {
+  const { products } = await harness
+    .peerClient(InventoryService)
+    .getProductsForOrder({ productIds: [productId] });
+  return products[0]?.stock;
 }
 
 function defined<T>(value: T | undefined): T {
@@ -76,61 +115,75 @@ async function failure(call: Promise<unknown>): Promise<ConnectError> {
 
 describe("Order service: placeOrder", () => {
   let harness: ServiceHarness;
-  let inventory: InventoryStandIn;
+  let network: FaultyTransport;
   let events: EventRecord[];
+  let pen: string; // 19.99, 10 in stock
+  let ink: string; // 0.10, 5 in stock
+  let old: string; // deleted (inactive)
   const fault: InsertFault = { next: "none" };
 
   beforeEach(async () => {
-    inventory = createInventoryStandIn();
-    inventory.products.set("p-pen", { priceMinor: 1999, stock: 10, active: true });
-    inventory.products.set("p-ink", { priceMinor: 10, stock: 5, active: true });
-    inventory.products.set("p-old", { priceMinor: 500, stock: 5, active: false });
     fault.next = "none";
     events = [];
-    inventory.holdMs = 200;
-    harness = await startOrders(inventory, {}, fault);
+    ({ harness, network } = await startOrders({}, fault));
+    [pen = "", ink = "", old = ""] = await createProducts(
+      harness,
+      { name: "Pen", price: 19.99, stock: 10 },
+      { name: "Ink", price: 0.1, stock: 5 },
+      { name: "Old", price: 5, stock: 5 },
+    );
+    await harness.client(ProductService, admin).deleteProduct({ productId: old });
     events = await harness.recordEvents("order-events");
   });
   afterEach(() => harness.close());
 
   const orders = (caller: { userId: number; email: string; role: "CUSTOMER" | "ADMIN" } = alice) =>
     harness.client(OrderService, caller);
-  const stockOf = (id: string): number | undefined => inventory.products.get(id)?.stock;
+  const stock = (id: string): Promise<number | undefined> => stockOf(harness, id);
   const allOrders = async (): Promise<string[]> =>
     (await orders(admin).listOrders({})).orders.map((o) => o.orderId);
+  const reserved = (): string[] =>
+    network.requests(InventoryService.method.reserveStock).map((r) => r.orderId);
+  const released = (): string[] =>
+    network.requests(InventoryService.method.releaseStock).map((r) => r.orderId);
+  const lookups = (): string[][] =>
+    network.requests(InventoryService.method.getProductsForOrder).map((r) => r.productIds);
 
   it("computes the total in minor units (3 × 19.99 + 5 × 0.10 = 60.47) and takes the stock", async () => {
     const placed = await orders().placeOrder({
       items: [
-        { productId: "p-pen", quantity: 3 },
-        { productId: "p-ink", quantity: 5 },
+        { productId: pen, quantity: 3 },
+        { productId: ink, quantity: 5 },
       ],
     });
     expect(placed.orderId).to.match(/^ord_[A-Za-z0-9_-]{22}$/);
     expect(placed.status).to.equal("CREATED");
     expect(placed.totalAmount).to.equal(60.47);
-    expect(stockOf("p-pen")).to.equal(7);
-    expect(stockOf("p-ink")).to.equal(0);
-    const single = await orders().placeOrder({ items: [{ productId: "p-pen", quantity: 3 }] });
+    expect(await stock(pen)).to.equal(7);
+    expect(await stock(ink)).to.equal(0);
+    const single = await orders().placeOrder({ items: [{ productId: pen, quantity: 3 }] });
     expect(single.totalAmount).to.equal(59.97);
     expect(JSON.stringify({ total: single.totalAmount })).to.equal('{"total":59.97}');
   });
 
   it("keeps each line's unit price at placement, whatever the price becomes", async () => {
-    const { orderId } = await orders().placeOrder({ items: [{ productId: "p-pen", quantity: 2 }] });
-    const pen = inventory.products.get("p-pen");
-    if (pen !== undefined) pen.priceMinor = 2500;
+    const { orderId } = await orders().placeOrder({ items: [{ productId: pen, quantity: 2 }] });
+    await harness.client(ProductService, admin).updateProduct({ productId: pen, price: 25 });
     const order = await orders().getOrder({ orderId });
     expect(order.totalAmount).to.equal(39.98);
     expect(
       order.items.map((i) => ({ productId: i.productId, quantity: i.quantity, price: i.price })),
-    ).to.deep.equal([{ productId: "p-pen", quantity: 2, price: 19.99 }]);
+    ).to.deep.equal([{ productId: pen, quantity: 2, price: 19.99 }]);
     expect(order).to.include({ orderId, customerId: alice.email, status: "CREATED" });
     expect(order.orderDate).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    // The new price applies to the next order.
+    expect((await orders().placeOrder({ items: [{ productId: pen, quantity: 2 }] })).totalAmount).to.equal(
+      50,
+    );
   });
 
   it("publishes ORDER_PLACED with the order's fields, keyed by the order id", async () => {
-    const { orderId } = await orders().placeOrder({ items: [{ productId: "p-pen", quantity: 3 }] });
+    const { orderId } = await orders().placeOrder({ items: [{ productId: pen, quantity: 3 }] });
     const [placed] = await eventually(() => (events.length > 0 ? events : undefined), 5_000, "ORDER_PLACED");
     expect(placed).to.include({
       type: "ORDER_PLACED",
@@ -141,28 +194,28 @@ describe("Order service: placeOrder", () => {
     const data = JSON.parse(placed?.data ?? "{}") as Record<string, unknown>;
     // Money in minor units; proto3 JSON prints int64 as a string.
     expect(data).to.include({ orderId, customerId: alice.email, totalAmountMinor: "5997" });
-    expect(data["items"]).to.deep.equal([{ productId: "p-pen", quantity: 3, priceMinor: "1999" }]);
+    expect(data["items"]).to.deep.equal([{ productId: pen, quantity: 3, priceMinor: "1999" }]);
   });
 
   it("carries money in ORDER_PLACED as exact minor units: 0.29 × 3 is 87 paise, not 0.8699999999999999", async () => {
-    inventory.products.set("p-clip", { priceMinor: 29, stock: 10, active: true });
+    const [clip = ""] = await createProducts(harness, { name: "Clip", price: 0.29, stock: 10 });
     expect(0.29 * 3).to.not.equal(0.87); // why amounts travel as integers
-    const { orderId } = await orders().placeOrder({ items: [{ productId: "p-clip", quantity: 3 }] });
+    const { orderId } = await orders().placeOrder({ items: [{ productId: clip, quantity: 3 }] });
     const [placed] = await eventually(() => (events.length > 0 ? events : undefined), 5_000, "ORDER_PLACED");
     const payload = parseEventData(OrderPlacedSchema, defined(placed));
     expect(payload.orderId).to.equal(orderId);
     expect(payload.totalAmountMinor).to.equal(87n);
     expect(payload.items.map((item) => [item.productId, item.quantity, item.priceMinor])).to.deep.equal([
-      ["p-clip", 3, 29n],
+      [clip, 3, 29n],
     ]);
   });
 
   it("answers NOT_FOUND for an unknown or inactive product and reserves nothing", async () => {
-    for (const productId of ["p-none", "p-old"]) {
+    for (const productId of ["prd_none", old]) {
       const error = await failure(
         orders().placeOrder({
           items: [
-            { productId: "p-pen", quantity: 1 },
+            { productId: pen, quantity: 1 },
             { productId, quantity: 1 },
           ],
         }),
@@ -170,8 +223,8 @@ describe("Order service: placeOrder", () => {
       expect(error.code).to.equal(Code.NotFound);
       expect(error.rawMessage).to.equal(`product not found: ${productId}`);
     }
-    expect(inventory.reserveCalls).to.deep.equal([]);
-    expect(stockOf("p-pen")).to.equal(10);
+    expect(reserved()).to.deep.equal([]);
+    expect([await stock(pen), await stock(old)]).to.deep.equal([10, 5]);
     expect(await allOrders()).to.deep.equal([]);
   });
 
@@ -179,45 +232,56 @@ describe("Order service: placeOrder", () => {
     const error = await failure(
       orders().placeOrder({
         items: [
-          { productId: "p-pen", quantity: 1 },
-          { productId: "p-ink", quantity: 6 },
+          { productId: pen, quantity: 1 },
+          { productId: ink, quantity: 6 },
         ],
       }),
     );
     expect(error.code).to.equal(Code.InvalidArgument);
-    expect(error.rawMessage).to.equal("insufficient stock for product p-ink");
-    expect(inventory.reserveCalls).to.deep.equal([]); // visibly short: no reservation attempted
-    expect([stockOf("p-pen"), stockOf("p-ink")]).to.deep.equal([10, 5]);
+    expect(error.rawMessage).to.equal(`insufficient stock for product ${ink}`);
+    expect(reserved()).to.deep.equal([]); // visibly short: no reservation attempted
+    expect([await stock(pen), await stock(ink)]).to.deep.equal([10, 5]);
     expect(await allOrders()).to.deep.equal([]);
   });
 
   it("refuses when the reservation comes back short, writing no order", async () => {
-    const ink = inventory.products.get("p-ink");
-    if (ink !== undefined) ink.reportedStock = 100; // the lookup saw stock that is gone now
-    const error = await failure(orders().placeOrder({ items: [{ productId: "p-ink", quantity: 6 }] }));
+    // Another order takes 2 of the 5 inks after our lookup saw 5 and before our reservation.
+    network.before(InventoryService.method.reserveStock, async () => {
+      await harness
+        .peerClient(InventoryService)
+        .reserveStock({ orderId: "ord_other", lines: [{ productId: ink, quantity: 2 }] });
+    });
+    const error = await failure(
+      orders().placeOrder({
+        items: [
+          { productId: pen, quantity: 1 },
+          { productId: ink, quantity: 4 },
+        ],
+      }),
+    );
     expect(error.code).to.equal(Code.InvalidArgument);
-    expect(error.rawMessage).to.equal("insufficient stock for product p-ink");
-    expect(inventory.reserveCalls).to.have.length(1);
-    expect(stockOf("p-ink")).to.equal(5);
+    expect(error.rawMessage).to.equal(`insufficient stock for product ${ink}`);
+    expect(reserved()).to.have.length(1);
+    expect([await stock(pen), await stock(ink)]).to.deep.equal([10, 3]); // all lines or none
     expect(await allOrders()).to.deep.equal([]);
   });
 
   it("answers NOT_FOUND for a product deactivated between the price lookup and the reservation", async () => {
-    inventory.beforeReserve = () => {
-      const pen = inventory.products.get("p-pen");
-      if (pen !== undefined) pen.active = false;
-    };
+    network.before(InventoryService.method.reserveStock, async () => {
+      await harness.client(ProductService, admin).deleteProduct({ productId: pen });
+    });
     const error = await failure(
       orders().placeOrder({
         items: [
-          { productId: "p-ink", quantity: 1 },
-          { productId: "p-pen", quantity: 1 },
+          { productId: ink, quantity: 1 },
+          { productId: pen, quantity: 1 },
         ],
       }),
     );
     expect(error.code).to.equal(Code.NotFound);
-    expect(error.rawMessage).to.equal("product not found: p-pen");
-    expect([stockOf("p-pen"), stockOf("p-ink")]).to.deep.equal([10, 5]);
+    expect(error.rawMessage).to.equal(`product not found: ${pen}`);
+    expect(reserved()).to.have.length(1);
+    expect([await stock(pen), await stock(ink)]).to.deep.equal([10, 5]);
     expect(await allOrders()).to.deep.equal([]);
   });
 
@@ -225,63 +289,63 @@ describe("Order service: placeOrder", () => {
     const error = await failure(
       orders().placeOrder({
         items: [
-          { productId: "p-pen", quantity: 1 },
-          { productId: "p-pen", quantity: 2 },
+          { productId: pen, quantity: 1 },
+          { productId: pen, quantity: 2 },
         ],
       }),
     );
     expect(error.code).to.equal(Code.InvalidArgument);
-    expect(error.rawMessage).to.equal("duplicate product in items: p-pen (one line per product)");
-    expect(inventory.lookups).to.deep.equal([]);
+    expect(error.rawMessage).to.equal(`duplicate product in items: ${pen} (one line per product)`);
+    expect(lookups()).to.deep.equal([]);
   });
 
   it("validates the request: no items, quantity 0, more than 1000", async () => {
-    for (const items of [
-      [],
-      [{ productId: "p-pen", quantity: 0 }],
-      [{ productId: "p-pen", quantity: 1001 }],
-    ]) {
+    for (const items of [[], [{ productId: pen, quantity: 0 }], [{ productId: pen, quantity: 1001 }]]) {
       expect(await codeOf(orders().placeOrder({ items }))).to.equal(Code.InvalidArgument);
     }
-    expect(inventory.lookups).to.deep.equal([]);
+    expect(lookups()).to.deep.equal([]);
   });
 
   it("refuses anonymous callers with UNAUTHENTICATED", async () => {
     expect(
-      await codeOf(harness.client(OrderService).placeOrder({ items: [{ productId: "p-pen", quantity: 1 }] })),
+      await codeOf(harness.client(OrderService).placeOrder({ items: [{ productId: pen, quantity: 1 }] })),
     ).to.equal(Code.Unauthenticated);
   });
 
   it("answers UNAVAILABLE when the Product service is down, and writes nothing", async () => {
-    inventory.down.add("getProductsForOrder");
-    expect(await codeOf(orders().placeOrder({ items: [{ productId: "p-pen", quantity: 1 }] }))).to.equal(
+    network.fail(InventoryService.method.getProductsForOrder);
+    expect(await codeOf(orders().placeOrder({ items: [{ productId: pen, quantity: 1 }] }))).to.equal(
       Code.Unavailable,
     );
-    inventory.down.clear();
-    inventory.down.add("reserveStock");
-    expect(await codeOf(orders().placeOrder({ items: [{ productId: "p-pen", quantity: 1 }] }))).to.equal(
+    expect(reserved()).to.deep.equal([]);
+    network.restore();
+    network.fail(InventoryService.method.reserveStock);
+    expect(await codeOf(orders().placeOrder({ items: [{ productId: pen, quantity: 1 }] }))).to.equal(
       Code.Unavailable,
     );
-    expect(inventory.releaseCalls).to.have.length(1); // a reservation of unknown outcome is released
+    expect(released()).to.have.length(1); // a reservation of unknown outcome is released
+    expect(await stock(pen)).to.equal(10);
     expect(await allOrders()).to.deep.equal([]);
   });
 
-  it("gives up and releases when the reservation is older than half the TTL", async () => {
-    inventory.reserveDelayMs = 150; // TTL 200 ms in this suite
-    const error = await failure(orders().placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] }));
-    expect(error.code).to.equal(Code.Unavailable);
-    expect(inventory.releaseCalls).to.deep.equal(inventory.reserveCalls);
-    expect(stockOf("p-pen")).to.equal(10);
+  it("releases a reservation whose answer was lost, so its stock comes back", async () => {
+    network.fail(InventoryService.method.reserveStock, "answer lost");
+    expect(await codeOf(orders().placeOrder({ items: [{ productId: pen, quantity: 4 }] }))).to.equal(
+      Code.Unavailable,
+    );
+    expect(reserved()).to.have.length(1);
+    expect(released()).to.deep.equal(reserved());
+    expect(await stock(pen)).to.equal(10);
     expect(await allOrders()).to.deep.equal([]);
   });
 
   it("releases the stock when the order cannot be written, and the id stays unusable", async () => {
     fault.next = "lost";
-    const error = await failure(orders().placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] }));
+    const error = await failure(orders().placeOrder({ items: [{ productId: pen, quantity: 4 }] }));
     expect(error.code).to.equal(Code.Unavailable);
-    const [orderId = ""] = inventory.reserveCalls;
-    expect(inventory.releaseCalls).to.deep.equal([orderId]);
-    expect(stockOf("p-pen")).to.equal(10);
+    const [orderId = ""] = reserved();
+    expect(released()).to.deep.equal([orderId]);
+    expect(await stock(pen)).to.equal(10);
     expect(await allOrders()).to.deep.equal([]);
     expect(await codeOf(orders(admin).getOrder({ orderId }))).to.equal(Code.NotFound);
     expect(await codeOf(harness.peerClient(PayableOrderService).getPayableOrder({ orderId }))).to.equal(
@@ -291,26 +355,49 @@ describe("Order service: placeOrder", () => {
 
   it("keeps an order whose write landed though its acknowledgement was lost", async () => {
     fault.next = "unacknowledged";
-    const placed = await orders().placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] });
-    expect(inventory.releaseCalls).to.deep.equal([]);
-    expect(stockOf("p-pen")).to.equal(6);
+    const placed = await orders().placeOrder({ items: [{ productId: pen, quantity: 4 }] });
+    expect(released()).to.deep.equal([]);
+    expect(await stock(pen)).to.equal(6);
     expect(await allOrders()).to.deep.equal([placed.orderId]);
+  });
+});
+
+describe("Order service: placeOrder with a slow reservation", () => {
+  it("gives up and releases when the reservation is older than half the TTL", async () => {
+    // The Product service's reservation TTL is 200 ms; the reservation takes over 150 ms.
+    const { harness, network } = await startOrders({ reservationTtlMs: 200 });
+    try {
+      const [pen = ""] = await createProducts(harness, { name: "Pen", price: 19.99, stock: 10 });
+      network.delay(InventoryService.method.reserveStock, 150);
+      const error = await failure(
+        harness.client(OrderService, alice).placeOrder({ items: [{ productId: pen, quantity: 4 }] }),
+      );
+      expect(error.code).to.equal(Code.Unavailable);
+      expect(error.rawMessage).to.equal("the order could not be placed in time; retry");
+      const reserved = network.requests(InventoryService.method.reserveStock).map((r) => r.orderId);
+      const released = network.requests(InventoryService.method.releaseStock).map((r) => r.orderId);
+      expect(reserved).to.have.length(1);
+      expect(released).to.deep.equal(reserved);
+      expect(await stockOf(harness, pen)).to.equal(10);
+      expect((await harness.client(OrderService, admin).listOrders({})).orders).to.deep.equal([]);
+    } finally {
+      await harness.close();
+    }
   });
 });
 
 describe("Order service: reading orders", () => {
   let harness: ServiceHarness;
-  let inventory: InventoryStandIn;
+  let pen: string;
 
   beforeEach(async () => {
-    inventory = createInventoryStandIn();
-    inventory.products.set("p-pen", { priceMinor: 1999, stock: 100, active: true });
-    harness = await startOrders(inventory);
+    ({ harness } = await startOrders());
+    [pen = ""] = await createProducts(harness, { name: "Pen", price: 19.99, stock: 100 });
   });
   afterEach(() => harness.close());
 
   const place = async (caller: typeof alice, quantity: number): Promise<string> =>
-    (await harness.client(OrderService, caller).placeOrder({ items: [{ productId: "p-pen", quantity }] }))
+    (await harness.client(OrderService, caller).placeOrder({ items: [{ productId: pen, quantity }] }))
       .orderId;
 
   it("lets the owner and admins read an order, and refuses other customers with PERMISSION_DENIED", async () => {

@@ -7,33 +7,73 @@ import {
   startServiceHarness,
   type ServiceHarness,
 } from "@commerce/runtime/testing/service-harness.js";
+import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
+import { createFaultyTransport, type FaultyTransport } from "@commerce/runtime/testing/faulty-transport.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
-import { createInventoryStandIn, type InventoryStandIn } from "./inventory-stand-in.js";
+import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import { buildProductService } from "@commerce/product/server.js";
 import { orderStatuses, type OrderStatus } from "./order-status.js";
-import { buildOrderService } from "./server.js";
+import { buildOrderService, type OrderOptions } from "./server.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
 
+/** The Order service and the real Product service in one harness; the network between them can fail. */
+interface OrderStack {
+  readonly harness: ServiceHarness;
+  /** What the Order service sends to the Product service. */
+  readonly network: FaultyTransport;
+  /** A pen at 19.99, 100 in stock. */
+  readonly pen: string;
+}
+
+async function startOrders(options: OrderOptions): Promise<OrderStack> {
+  let network: FaultyTransport | undefined;
+  const harness = await startServiceHarness(async (ctx) => {
+    network = createFaultyTransport(ctx.transport);
+    return composeModules(
+      await buildProductService(ctx),
+      await buildOrderService({ ...ctx, transport: network }, options),
+    );
+  });
+  if (network === undefined) throw new Error("the harness built nothing");
+  const { ids } = await harness.client(ProductService, admin).bulkCreateProducts({
+    products: [
+      { name: "Pen", description: "", price: 19.99, stock: 100, brand: "Acme", categoryId: "books" },
+    ],
+  });
+  return { harness, network, pen: ids[0] ?? "" };
+}
+
+/** Current stock, as the Product service counts it. */
+async function stockOf(harness: ServiceHarness, productId: string): Promise<number | undefined> {
+  const { products } = await harness
+    .peerClient(InventoryService)
+    .getProductsForOrder({ productIds: [productId] });
+  return products[0]?.stock;
+}
+
+/** How many ReleaseStock calls for `orderId` reached the Product service. */
+function releasesOf(network: FaultyTransport, orderId: string): number {
+  return network.requests(InventoryService.method.releaseStock).filter((r) => r.orderId === orderId).length;
+}
+
 describe("Order service: updateOrderStatus", () => {
   let harness: ServiceHarness;
-  let inventory: InventoryStandIn;
+  let network: FaultyTransport;
+  let pen: string;
   let events: EventRecord[];
 
   beforeEach(async () => {
-    inventory = createInventoryStandIn();
-    inventory.products.set("p-pen", { priceMinor: 1999, stock: 100, active: true });
     events = [];
-    harness = await startServiceHarness(
-      (ctx) => buildOrderService(ctx, { releaseRetryIntervalMs: 50 }),
-      [inventory],
-    );
+    ({ harness, network, pen } = await startOrders({ releaseRetryIntervalMs: 50 }));
     events = await harness.recordEvents("order-events");
   });
   afterEach(() => harness.close());
 
   const orders = () => harness.client(OrderService, admin);
-  const stock = (): number | undefined => inventory.products.get("p-pen")?.stock;
+  const stock = (): Promise<number | undefined> => stockOf(harness, pen);
   const statusOf = async (orderId: string): Promise<string> => (await orders().getOrder({ orderId })).status;
   const updatesOf = (orderId: string): Record<string, unknown>[] =>
     events
@@ -44,7 +84,7 @@ describe("Order service: updateOrderStatus", () => {
   async function orderIn(status: OrderStatus): Promise<string> {
     const { orderId } = await harness
       .client(OrderService, alice)
-      .placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] });
+      .placeOrder({ items: [{ productId: pen, quantity: 4 }] });
     const path: OrderStatus[] =
       status === "CREATED" ? [] : status === "CONFIRMED" ? ["CONFIRMED"] : ["CONFIRMED", "CANCELLED"];
     for (const step of path) await orders().updateOrderStatus({ orderId, status: step });
@@ -138,13 +178,13 @@ describe("Order service: updateOrderStatus", () => {
 
   it("cancels once under concurrent cancellations, returning the stock once", async () => {
     const orderId = await orderIn("CONFIRMED");
-    expect(stock()).to.equal(96);
+    expect(await stock()).to.equal(96);
     const outcomes = await Promise.allSettled(
       Array.from({ length: 10 }, () => orders().updateOrderStatus({ orderId, status: "CANCELLED" })),
     );
     expect(outcomes.filter((o) => o.status === "fulfilled")).to.have.length(1);
-    expect(stock()).to.equal(100);
-    expect(inventory.releasesOf(orderId)).to.equal(1);
+    expect(await stock()).to.equal(100);
+    expect(releasesOf(network, orderId)).to.equal(1);
   });
 
   it("releases a cancelled order's stock exactly once, even when cancelled twice", async () => {
@@ -154,52 +194,55 @@ describe("Order service: updateOrderStatus", () => {
       Code.AlreadyExists,
     );
     await new Promise((resolve) => setTimeout(resolve, 200)); // several passes of the retry loop
-    expect(inventory.releasesOf(orderId)).to.equal(1);
-    expect(stock()).to.equal(100);
+    expect(releasesOf(network, orderId)).to.equal(1);
+    expect(await stock()).to.equal(100);
   });
 
   it("still cancels while the Product service is down, and returns the stock once it is back", async () => {
     const orderId = await orderIn("CONFIRMED");
-    inventory.down.add("releaseStock");
+    network.fail(InventoryService.method.releaseStock);
     await orders().updateOrderStatus({ orderId, status: "CANCELLED" });
     expect(await statusOf(orderId)).to.equal("CANCELLED");
     await new Promise((resolve) => setTimeout(resolve, 150)); // the loop keeps failing meanwhile
-    expect(stock()).to.equal(96);
-    inventory.down.clear();
-    await eventually(() => (stock() === 100 ? true : undefined), 5_000, "the stock to come back");
+    expect(await stock()).to.equal(96);
+    network.restore();
+    await eventually(
+      async () => ((await stock()) === 100 ? true : undefined),
+      5_000,
+      "the stock to come back",
+    );
     await new Promise((resolve) => setTimeout(resolve, 200)); // the marker is cleared: no more calls
-    expect(inventory.releasesOf(orderId)).to.equal(1);
+    expect(releasesOf(network, orderId)).to.equal(1);
   });
 });
 
 describe("Order service: stock releases left pending by a previous run", () => {
   it("are finished by the next instance as soon as it starts", async () => {
-    const inventory = createInventoryStandIn();
-    inventory.products.set("p-pen", { priceMinor: 1999, stock: 10, active: true });
     // Loops that would not run again during the test: only start-up can finish the release.
     const options = { releaseRetryIntervalMs: 600_000 };
-    const first = await startServiceHarness((ctx) => buildOrderService(ctx, options), [inventory]);
+    const { harness: first, network, pen } = await startOrders(options);
     try {
       const { orderId } = await first
         .client(OrderService, alice)
-        .placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] });
-      inventory.down.add("releaseStock");
+        .placeOrder({ items: [{ productId: pen, quantity: 4 }] });
+      network.fail(InventoryService.method.releaseStock);
       await first.client(OrderService, admin).updateOrderStatus({ orderId, status: "CONFIRMED" });
       await first.client(OrderService, admin).updateOrderStatus({ orderId, status: "CANCELLED" });
-      expect(inventory.products.get("p-pen")?.stock).to.equal(6);
-      inventory.down.clear();
-      // A new instance on the same database, as after a crash and restart.
-      const second = await startServiceHarness(
-        (ctx) => buildOrderService({ ...ctx, store: first.context.store }, options),
-        [inventory],
+      expect(await stockOf(first, pen)).to.equal(96);
+      expect(releasesOf(network, orderId)).to.equal(0);
+      network.restore();
+      // A new Order instance on the same database and the same Product service, as after a
+      // crash and restart.
+      const second = await startServiceHarness((ctx) =>
+        buildOrderService({ ...ctx, store: first.context.store, transport: network }, options),
       );
       try {
         await eventually(
-          () => (inventory.products.get("p-pen")?.stock === 10 ? true : undefined),
+          async () => ((await stockOf(first, pen)) === 100 ? true : undefined),
           5_000,
           "the stock to come back",
         );
-        expect(inventory.releasesOf(orderId)).to.equal(1);
+        expect(releasesOf(network, orderId)).to.equal(1);
       } finally {
         await second.close();
       }

@@ -8,8 +8,10 @@ import {
   PaymentFailedSchema,
   PaymentSucceededSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/payment_events_pb.js";
+import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
-import { createInventoryStandIn } from "./inventory-stand-in.js";
+import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import { buildProductService } from "@commerce/product/server.js";
 import { openOrderCollections } from "./order-store.js";
 import { buildOrderService } from "./server.js";
 
@@ -39,12 +41,20 @@ function paymentSucceeded({
 describe("Order service: payment-events consumer", () => {
   let harness: ServiceHarness;
   let events: EventRecord[];
+  let pen: string;
 
   beforeEach(async () => {
-    const inventory = createInventoryStandIn();
-    inventory.products.set("p-pen", { priceMinor: 1999, stock: 1000, active: true });
     events = [];
-    harness = await startServiceHarness(buildOrderService, [inventory]);
+    // The Order service with the real Product service it reserves stock from.
+    harness = await startServiceHarness(async (ctx) =>
+      composeModules(await buildProductService(ctx), await buildOrderService(ctx)),
+    );
+    const { ids } = await harness.client(ProductService, admin).bulkCreateProducts({
+      products: [
+        { name: "Pen", description: "", price: 19.99, stock: 1000, brand: "Acme", categoryId: "books" },
+      ],
+    });
+    pen = ids[0] ?? "";
     events = await harness.recordEvents("order-events");
   });
   afterEach(() => harness.close());
@@ -59,7 +69,7 @@ describe("Order service: payment-events consumer", () => {
   async function placed(): Promise<string> {
     const { orderId } = await harness
       .client(OrderService, alice)
-      .placeOrder({ items: [{ productId: "p-pen", quantity: 4 }] });
+      .placeOrder({ items: [{ productId: pen, quantity: 4 }] });
     return orderId;
   }
 
