@@ -1,6 +1,8 @@
 /**
  * `npm test`: everything, starting what it needs.
- *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking;
+ *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking, and the repository's
+ *      own hygiene (no outside citations, npm scripts run files that exist, no unused
+ *      production dependency);
  *   2. unit, RPC and port contract suites (with a private FerretDB and a private Kafka for
  *      the MongoDB and Kafka adapters);
  *   3. the production build: `npm ci --omit=dev` in a copy of the build output, then one
@@ -66,6 +68,7 @@ try {
   await step("format", bin("prettier"), ["--check", "--log-level=warn", "."]);
   await step("buf lint", bin("buf"), ["lint"]);
   await step("buf breaking", process.execPath, ["--import", "tsx", "scripts/buf-breaking.ts"]);
+  await step("repository hygiene", bin("mocha"), ["scripts/testing/repository-hygiene.spec.ts"]);
   await step(
     "unit, RPC and contract suites",
     bin("mocha"),

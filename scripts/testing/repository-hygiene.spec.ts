@@ -1,0 +1,66 @@
+/**
+ * What a fresh clone must hold true of the repository itself:
+ *   - it stands on its own: no file cites material outside it (the design notes the team
+ *     works from are restated in docs/, which is what the code cites);
+ *   - every npm script runs a file that exists;
+ *   - every production dependency is used by production code (a declared, unused dependency
+ *     is weight and attack surface in every image).
+ */
+import { expect } from "chai";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..", "..");
+
+/** Files git tracks, as paths from the root. */
+function trackedFiles(): string[] {
+  return execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
+    .split("\n")
+    .filter((path) => path !== "");
+}
+
+const textFile = /\.(ts|js|mjs|cjs|json|md|yaml|yml|proto|lua|txt)$|(^|\/)[A-Za-z]+file$/;
+const testCode = /(\.spec\.ts|\.contract\.ts)$|(^|\/)(testing|test|scripts)\//;
+
+interface PackageJson {
+  readonly scripts: Record<string, string>;
+  readonly dependencies: Record<string, string>;
+}
+
+describe("the repository", () => {
+  const files = trackedFiles().filter((path) => textFile.test(path) && path !== "package-lock.json");
+  const read = (path: string): string => readFileSync(join(root, path), "utf8");
+
+  it("cites only itself: no file points at design notes outside the repository", () => {
+    // Spelled in pieces, so that this file does not cite them itself.
+    const outside = [
+      ["DESIGN", ".md"],
+      ["CONVENTIONS", ".md"],
+      ["../", "shared"],
+    ].map((parts) => parts.join(""));
+    const citing = files.filter((path) => outside.some((name) => read(path).includes(name)));
+    expect(citing).to.deep.equal([]);
+  });
+
+  it("runs only files that exist from its npm scripts", () => {
+    const { scripts } = JSON.parse(read("package.json")) as PackageJson;
+    const missing = Object.entries(scripts).flatMap(([name, command]) =>
+      [...command.matchAll(/(?:^|\s)((?:scripts|embedded|services)\/\S+\.(?:ts|mjs|js))/g)]
+        .map((match) => match[1] ?? "")
+        .filter((path) => !existsSync(join(root, path)))
+        .map((path) => `${name}: ${path}`),
+    );
+    expect(missing).to.deep.equal([]);
+  });
+
+  it("uses every production dependency in production code", () => {
+    const { dependencies } = JSON.parse(read("package.json")) as PackageJson;
+    const production = files
+      .filter((path) => /^(services|embedded)\/.*\.ts$/.test(path) && !testCode.test(path))
+      .map(read)
+      .join("\n");
+    const unused = Object.keys(dependencies).filter((name) => !production.includes(`"${name}`));
+    expect(unused).to.deep.equal([]);
+  });
+});
