@@ -94,6 +94,8 @@ try {
     PEER_SECRET: secret(32),
     ADMIN_EMAIL: "admin@acceptance.test",
     ADMIN_PASSWORD: secret(12),
+    PAYMENT_KEY_SECRET: secret(32),
+    PAYMENT_WEBHOOK_SECRET: secret(32),
   };
   const modes: [string, NodeJS.ProcessEnv][] = [
     ["embedded", {}],
@@ -141,7 +143,12 @@ try {
       jwtSecret: deployment.JWT_SECRET,
       edgeSecret: deployment.EDGE_SECRET,
       peerSecret: deployment.PEER_SECRET,
-      settings: { ADMIN_EMAIL: deployment.ADMIN_EMAIL, ADMIN_PASSWORD: deployment.ADMIN_PASSWORD },
+      settings: {
+        ADMIN_EMAIL: deployment.ADMIN_EMAIL,
+        ADMIN_PASSWORD: deployment.ADMIN_PASSWORD,
+        PAYMENT_KEY_SECRET: deployment.PAYMENT_KEY_SECRET,
+        PAYMENT_WEBHOOK_SECRET: deployment.PAYMENT_WEBHOOK_SECRET,
+      },
       replicas: { product: 2, order: 2 },
       logLevel: "warn",
       onIncident: (incident) =>

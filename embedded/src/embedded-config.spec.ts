@@ -53,12 +53,18 @@ describe("loadEmbeddedConfig", () => {
     expect(config.edgeSecret).to.have.length(43);
     expect(config.peerSecret).to.have.length(43);
     expect(config.edgeSecret).to.not.equal(config.peerSecret);
+    expect(config.payment.keySecret).to.have.length(43);
+    expect(config.payment.webhookSecret).to.have.length(43);
+    expect(config.payment.keySecret).to.not.equal(config.payment.webhookSecret);
+    expect(config.payment.gateway).to.deep.equal({ kind: "sandbox" });
     expect(config.generatedAdmin?.email).to.equal("admin@commerce.local");
     expect(config.auth.admin).to.deep.equal(config.generatedAdmin);
     expect(secrets.asked).to.deep.equal([
       "/srv/.data:jwt-secret",
       "/srv/.data:edge-secret",
       "/srv/.data:peer-secret",
+      "/srv/.data:payment-key-secret",
+      "/srv/.data:payment-webhook-secret",
       "/srv/.data:admin-password",
     ]);
   });
@@ -77,6 +83,10 @@ describe("loadEmbeddedConfig", () => {
         ADMIN_EMAIL: "ops@example.com",
         ADMIN_PASSWORD: "long enough",
         PAYMENT_CURRENCY: "USD",
+        PAYMENT_KEY_SECRET: "k".repeat(24),
+        PAYMENT_WEBHOOK_SECRET: "w".repeat(24),
+        PAYMENT_GATEWAY_URL: "https://gateway.example.com",
+        PAYMENT_KEY_ID: "rzp_test_abc",
         MONGODB_URL: "mongodb://db:27017/",
         KAFKA_BROKERS: "k1:9092, k2:9092",
         KAFKA_PARTITIONS: "6",
@@ -96,6 +106,12 @@ describe("loadEmbeddedConfig", () => {
     expect(config.edgeSecret).to.equal("e".repeat(32));
     expect(config.peerSecret).to.equal("p".repeat(32));
     expect(config.currency).to.equal("USD");
+    expect(config.payment).to.deep.equal({
+      currency: "USD",
+      keySecret: "k".repeat(24),
+      webhookSecret: "w".repeat(24),
+      gateway: { kind: "http", baseUrl: "https://gateway.example.com", keyId: "rzp_test_abc" },
+    });
     expect(config.infra).to.deep.equal({
       mongodbUrl: "mongodb://db:27017/",
       kafkaBrokers: ["k1:9092", "k2:9092"],
@@ -121,6 +137,8 @@ describe("loadEmbeddedConfig", () => {
           PEER_SECRET: "has spaces in it but is long enough to count",
           ADMIN_EMAIL: "ops@example.com",
           PAYMENT_CURRENCY: "rupees",
+          PAYMENT_KEY_SECRET: "short",
+          PAYMENT_GATEWAY_URL: "ftp://gateway",
           MONGODB_URL: "postgres://db",
           KAFKA_BROKERS: "k1",
           KAFKA_PARTITIONS: "0",
@@ -130,7 +148,7 @@ describe("loadEmbeddedConfig", () => {
         memorySecrets().source,
       ),
     );
-    expect(problems).to.have.length(11);
+    expect(problems).to.have.length(14);
     for (const name of [
       "PORT",
       "JWT_SECRET",
@@ -139,6 +157,9 @@ describe("loadEmbeddedConfig", () => {
       "PEER_SECRET",
       "ADMIN_EMAIL and ADMIN_PASSWORD",
       "PAYMENT_CURRENCY",
+      "PAYMENT_KEY_SECRET",
+      "PAYMENT_GATEWAY_URL",
+      "PAYMENT_KEY_ID",
       "MONGODB_URL",
       "KAFKA_BROKERS",
       "KAFKA_PARTITIONS",

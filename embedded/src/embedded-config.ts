@@ -5,6 +5,7 @@
  * credentials, an admin account) is generated once and kept under `DATA_DIR/secrets` when unset.
  */
 import { readAuthSettings, type AuthSettings } from "@commerce/auth/auth-settings.js";
+import { readPaymentSettings, type PaymentSettings } from "@commerce/payment/payment-settings.js";
 import { readProductSettings } from "@commerce/product/product-settings.js";
 import type { ProductOptions } from "@commerce/product/server.js";
 import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
@@ -15,7 +16,6 @@ import {
   type ProcessSettings,
 } from "@commerce/runtime/config/process-settings.js";
 import { minSecretLength } from "@commerce/runtime/identity/trust-settings.js";
-import { readPaymentCurrency } from "@commerce/runtime/money/currency-setting.js";
 import {
   fileSecrets,
   generateHeaderSecret,
@@ -34,6 +34,7 @@ export interface EmbeddedConfig {
   readonly product: ProductOptions;
   /** PAYMENT_CURRENCY. */
   readonly currency: string;
+  readonly payment: PaymentSettings;
   /** The edge's credential towards the services (EDGE_SECRET). */
   readonly edgeSecret: string;
   /** The services' credential towards each other (PEER_SECRET). */
@@ -56,6 +57,8 @@ export function loadEmbeddedConfig(
     ["JWT_SECRET", "jwt-secret", generateJwtSecret],
     ["EDGE_SECRET", "edge-secret", generateHeaderSecret],
     ["PEER_SECRET", "peer-secret", generateHeaderSecret],
+    ["PAYMENT_KEY_SECRET", "payment-key-secret", generateHeaderSecret],
+    ["PAYMENT_WEBHOOK_SECRET", "payment-webhook-secret", generateHeaderSecret],
   ];
   for (const [name, file, generate] of generated) {
     if (blank(name)) filled[name] = secrets.value(file, generate);
@@ -71,13 +74,15 @@ export function loadEmbeddedConfig(
   }
 
   const reader = new EnvReader(filled, cwd);
+  const payment = readPaymentSettings(reader);
   return reader.finish({
     process: readProcessSettings(reader),
     grpcPort: reader.port("GRPC_PORT", 9090),
     infra: readInfraSettings(reader),
     auth: readAuthSettings(reader),
     product: readProductSettings(reader),
-    currency: readPaymentCurrency(reader),
+    currency: payment.currency,
+    payment,
     edgeSecret: reader.headerSecret("EDGE_SECRET", minSecretLength) ?? "",
     peerSecret: reader.headerSecret("PEER_SECRET", minSecretLength) ?? "",
     generatedAdmin,

@@ -16,6 +16,7 @@ import { createEdge } from "@commerce/edge/edge.js";
 import { createTokenVerifier } from "@commerce/edge/token-verifier.js";
 import { buildNotificationService } from "@commerce/notification/server.js";
 import { buildOrderService } from "@commerce/order/server.js";
+import { buildPaymentService } from "@commerce/payment/server.js";
 import { buildProductService } from "@commerce/product/server.js";
 import { buildUserService } from "@commerce/user/server.js";
 import { createEmbeddedBus } from "@commerce/runtime/events/embedded-bus.js";
@@ -96,6 +97,7 @@ export async function startPlatform({
     await buildProductService(await contextFor("product"), config.product),
     await buildOrderService(await contextFor("order")),
     await buildNotificationService(await contextFor("notification"), { currency: config.currency }),
+    await buildPaymentService(await contextFor("payment"), config.payment),
   ];
   // The one host of this process refuses deleted accounts' tokens for every service in it; what
   // it learned lives in a database of the platform's own.

@@ -12,8 +12,10 @@
  * runs the acceptance suite through Envoy. `up` on a running topology only prints. `down` stops
  * it (not the infrastructure: that is `infra:down`).
  *
- * Settings: JWT_SECRET, ADMIN_EMAIL / ADMIN_PASSWORD, EDGE_SECRET, PEER_SECRET, JWT_TTL and
- * PAYMENT_CURRENCY from the environment when set, else generated once into .cluster/secrets;
+ * Settings: JWT_SECRET, ADMIN_EMAIL / ADMIN_PASSWORD, EDGE_SECRET, PEER_SECRET,
+ * PAYMENT_KEY_SECRET and PAYMENT_WEBHOOK_SECRET from the environment when set, else generated
+ * once into .cluster/secrets; JWT_TTL, PAYMENT_CURRENCY, PAYMENT_GATEWAY_URL / PAYMENT_KEY_ID
+ * and RESERVATION_TTL when set;
  * CLUSTER_PORT (Envoy, default 10000; the services take the ports after it);
  * CLUSTER_REPLICAS (e.g. "product=2,order=2").
  */
@@ -91,8 +93,19 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
   if (!Number.isInteger(port) || port < 1024 || port > 65000) {
     throw new Error(`CLUSTER_PORT must be a port from 1024 to 65000, got "${env["CLUSTER_PORT"] ?? ""}"`);
   }
-  const settings: Record<string, string> = { ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword };
-  for (const name of ["JWT_TTL", "PAYMENT_CURRENCY", "RESERVATION_TTL"] as const) {
+  const settings: Record<string, string> = {
+    ADMIN_EMAIL: adminEmail,
+    ADMIN_PASSWORD: adminPassword,
+    PAYMENT_KEY_SECRET: given("PAYMENT_KEY_SECRET", "payment-key-secret", generateHeaderSecret),
+    PAYMENT_WEBHOOK_SECRET: given("PAYMENT_WEBHOOK_SECRET", "payment-webhook-secret", generateHeaderSecret),
+  };
+  for (const name of [
+    "JWT_TTL",
+    "PAYMENT_CURRENCY",
+    "RESERVATION_TTL",
+    "PAYMENT_GATEWAY_URL",
+    "PAYMENT_KEY_ID",
+  ] as const) {
     const value = env[name];
     if (value !== undefined && value !== "") settings[name] = value;
   }
@@ -120,6 +133,8 @@ function settingsOf(options: DaemonOptions): Record<string, string> {
     PEER_SECRET: options.peerSecret,
     ADMIN_EMAIL: options.settings?.ADMIN_EMAIL ?? "",
     ADMIN_PASSWORD: options.settings?.ADMIN_PASSWORD ?? "",
+    PAYMENT_KEY_SECRET: options.settings?.PAYMENT_KEY_SECRET ?? "",
+    PAYMENT_WEBHOOK_SECRET: options.settings?.PAYMENT_WEBHOOK_SECRET ?? "",
   };
 }
 

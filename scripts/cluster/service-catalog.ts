@@ -6,11 +6,20 @@
  * the same wiring in its templates. A service's process receives nothing beyond this.
  */
 
-export type ServiceName = "auth" | "user" | "product" | "order" | "notification";
+export type ServiceName = "auth" | "user" | "product" | "order" | "notification" | "payment";
 
 /** Deployment-wide values a service may be given, by the variable that carries each. */
 export type OwnedSetting =
-  "JWT_SECRET" | "JWT_TTL" | "ADMIN_EMAIL" | "ADMIN_PASSWORD" | "PAYMENT_CURRENCY" | "RESERVATION_TTL";
+  | "JWT_SECRET"
+  | "JWT_TTL"
+  | "ADMIN_EMAIL"
+  | "ADMIN_PASSWORD"
+  | "PAYMENT_CURRENCY"
+  | "RESERVATION_TTL"
+  | "PAYMENT_KEY_SECRET"
+  | "PAYMENT_WEBHOOK_SECRET"
+  | "PAYMENT_GATEWAY_URL"
+  | "PAYMENT_KEY_ID";
 
 export interface DeployableService {
   readonly name: ServiceName;
@@ -52,5 +61,17 @@ export const deployableServices: readonly DeployableService[] = [
     entry: "services/notification/src/main.js",
     peers: {},
     owns: ["PAYMENT_CURRENCY"],
+  },
+  {
+    name: "payment",
+    entry: "services/payment/src/main.js",
+    peers: { ORDER_SERVICE_URL: "order" },
+    owns: [
+      "PAYMENT_CURRENCY",
+      "PAYMENT_KEY_SECRET",
+      "PAYMENT_WEBHOOK_SECRET",
+      "PAYMENT_GATEWAY_URL",
+      "PAYMENT_KEY_ID",
+    ],
   },
 ];

@@ -149,6 +149,7 @@ describe("renderEnvoyConfig", () => {
       "commerce.product.v1.ProductService",
       "commerce.order.v1.OrderService",
       "commerce.notification.v1.NotificationService",
+      "commerce.payment.v1.PaymentService",
     ]);
     const regexes = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).flatMap((r) =>
       r.match.safe_regex === undefined ? [] : [r.match.safe_regex.regex],

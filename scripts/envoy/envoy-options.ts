@@ -32,7 +32,7 @@ export interface EnvoyOptions {
   readonly edgeCredentialPath: string;
 }
 
-/** The services deployed today; payment and analytics join when they exist. */
+/** The services deployed today; analytics joins when it exists. */
 export const defaultDeployments: readonly string[] = deployableServices.map((service) => service.name);
 
 /** The port every service's gRPC server listens on in a cluster (`GRPC_PORT`'s default). */

@@ -1,0 +1,49 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { requireCaller } from "@commerce/runtime/identity/caller.js";
+import { fromMinorUnits } from "@commerce/runtime/money/minor-units.js";
+import type { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
+import type { Payments } from "./payments.js";
+
+/** The gateway's signature of the callback's raw body. */
+export const paymentSignatureHeader = "x-payment-signature";
+
+/** REST: /api/payments/create, /api/payments/my, /api/payments/callback. */
+export function createPaymentHandler(payments: Payments): ServiceImpl<typeof PaymentService> {
+  return {
+    async createPayment(req, ctx) {
+      // The contract requires the amount; the fallback only narrows the type.
+      const payment = await payments.createPayment(
+        requireCaller(ctx),
+        req.orderId,
+        req.amount ?? 0,
+        ctx.signal,
+      );
+      return {
+        providerOrderId: payment.providerOrderId,
+        amount: fromMinorUnits(payment.amountMinor),
+        currency: payment.currency,
+      };
+    },
+    async listMyPayments(_req, ctx) {
+      const mine = await payments.listMyPayments(requireCaller(ctx), ctx.signal);
+      return {
+        payments: mine.map((payment) => ({
+          paymentId: payment._id,
+          orderId: payment.orderId,
+          amount: fromMinorUnits(payment.amountMinor),
+          status: payment.status,
+          createdAt: payment.createdAt,
+        })),
+      };
+    },
+    async handleCallback(req, ctx) {
+      const raw = req.body?.data ?? new Uint8Array();
+      const message = await payments.handleCallback(
+        raw,
+        ctx.requestHeader.get(paymentSignatureHeader),
+        ctx.signal,
+      );
+      return { message };
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * What the Payment service stores, in its own database: one document per paid order, carrying
+ * its gateway order, its status, the provider payments its callbacks reported, and its events
+ * (outbox).
+ */
+import { createHash } from "node:crypto";
+import type { OutboxCarrier } from "@commerce/runtime/events/outbox.js";
+import type { Collection, CollectionSpec, DocumentStore } from "@commerce/runtime/store/document-store.js";
+
+/**
+ * CREATED: the gateway order is open, nothing paid yet. SUCCESS: paid (final). FAILED: the last
+ * attempt at the checkout failed; the customer may pay the same gateway order again, which
+ * moves it to SUCCESS (docs/decisions.md "Payments").
+ */
+export type PaymentStatus = "CREATED" | "SUCCESS" | "FAILED";
+
+export interface PaymentDocument extends OutboxCarrier {
+  /** `pay_` and 22 base64url characters derived from the order id: one payment per order. */
+  readonly _id: string;
+  readonly orderId: string;
+  /** The payer's email: the order's customer. */
+  readonly customerId: string;
+  readonly amountMinor: number;
+  readonly currency: string;
+  /** The gateway's order, unique: a callback finds its payment by it. */
+  readonly providerOrderId: string;
+  readonly status: PaymentStatus;
+  /** UTC wall clock, YYYY-MM-DDTHH:MM:SS. */
+  readonly createdAt: string;
+  /** Epoch milliseconds: the "newest first" order of the listing. */
+  readonly createdAtMs: number;
+  /**
+   * Every provider payment a callback reported, in arrival order: a callback naming one of them
+   * again is a repeat and changes nothing. Only the gateway can add to it (its callbacks are
+   * signed), one entry per checkout attempt.
+   */
+  readonly providerPaymentIds: readonly string[];
+  /** The provider payment that paid it; "" until SUCCESS. */
+  readonly paidBy: string;
+}
+
+export interface PaymentCollections {
+  readonly payments: Collection<PaymentDocument>;
+}
+
+const paymentsSpec: CollectionSpec<PaymentDocument> = {
+  name: "payments",
+  indexes: [
+    { fields: ["customerId"] },
+    { fields: ["providerOrderId"], unique: true },
+    { fields: ["outboxPending"] },
+  ],
+};
+
+export async function openPaymentCollections(store: DocumentStore): Promise<PaymentCollections> {
+  return { payments: await store.collection(paymentsSpec) };
+}
+
+/**
+ * The payment id of order `orderId`. Deterministic, so that concurrent or retried creates for
+ * one order agree on one record (the unique `_id` decides) and on one gateway order (it is the
+ * gateway's idempotency key).
+ */
+export function paymentIdOf(orderId: string): string {
+  return `pay_${createHash("sha256").update(`payment:${orderId}`).digest("base64url").slice(0, 22)}`;
+}

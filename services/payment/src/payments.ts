@@ -1,0 +1,248 @@
+/**
+ * The Payment domain (docs/decisions.md "Payments").
+ *
+ * Create, step by step:
+ *   1. the amount has at most two decimals (400);
+ *   2. the order, from the Order service: it exists (404), is the caller's (403), is CREATED and
+ *      not paid already (409), and its total is the amount to the paisa (400);
+ *   3. an open payment for the order (CREATED or FAILED) is reused: the same gateway order,
+ *      the same answer, no new event;
+ *   4. otherwise a gateway order, created with the payment id as its idempotency key;
+ *   5. the payment record, with PAYMENT_CREATED in its outbox, in one insert.
+ * The payment id is derived from the order id, so concurrent or retried creates (a crash
+ * between the gateway's answer and the insert included) converge on one record and one
+ * gateway order.
+ *
+ * Callback: the webhook signature over the raw body (401 when missing or wrong, nothing
+ * changes), then the body, then the payment by its gateway order, then one compare-and-set
+ * that moves it and records its event: a callback whose provider payment is recorded already is
+ * a repeat and changes nothing. Compare-and-set is atomic on every backend (on FerretDB the
+ * version is claimed by a unique insert), so of 20 identical callbacks exactly one moves it.
+ */
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import {
+  conflict,
+  forbidden,
+  invalid,
+  notFound,
+  unauthenticated,
+  unavailable,
+} from "@commerce/runtime/errors/domain-error.js";
+import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
+import type { Caller } from "@commerce/runtime/identity/caller.js";
+import type { Logger } from "@commerce/runtime/logging/logger.js";
+import { minorUnitsFromWire, toMinorUnits } from "@commerce/runtime/money/minor-units.js";
+import { unchanged } from "@commerce/runtime/store/change-document.js";
+import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import {
+  PaymentCreatedSchema,
+  PaymentFailedSchema,
+  PaymentSucceededSchema,
+} from "@commerce/runtime/gen/commerce/events/v1/payment_events_pb.js";
+import type {
+  GetPayableOrderResponse,
+  PayableOrderService,
+} from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
+import { parseCallbackBody } from "./callback-body.js";
+import type { PaymentGateway } from "./gateway/payment-gateway.js";
+import { isValidPaymentSignature, isValidWebhookSignature } from "./gateway/signatures.js";
+import { paymentIdOf, type PaymentDocument } from "./payment-store.js";
+
+export interface PaymentSecrets {
+  readonly keySecret: string;
+  readonly webhookSecret: string;
+}
+
+export interface Payments {
+  /** The payment record whose gateway order the customer pays (new or reused). */
+  createPayment(
+    caller: Caller,
+    orderId: string,
+    amount: number,
+    signal: AbortSignal,
+  ): Promise<PaymentDocument>;
+  /** The caller's payments, newest first. */
+  listMyPayments(caller: Caller, signal: AbortSignal): Promise<PaymentDocument[]>;
+  /** Processes a signed callback; answers what happened, for the gateway's log. */
+  handleCallback(rawBody: Uint8Array, signature: string | null, signal: AbortSignal): Promise<string>;
+}
+
+export interface PaymentsDeps {
+  readonly payments: RecordedCollection<PaymentDocument>;
+  readonly orders: Client<typeof PayableOrderService>;
+  readonly gateway: PaymentGateway;
+  readonly secrets: PaymentSecrets;
+  readonly currency: string;
+  readonly events: EventFactory;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** The answers of a callback that was accepted (200). */
+export const callbackMessages = {
+  processed: "callback processed",
+  repeated: "callback already processed",
+  unknownOrder: "callback ignored: unknown gateway order",
+} as const;
+
+const newestFirst = [
+  { field: "createdAtMs", direction: -1 },
+  { field: "_id", direction: -1 },
+] as const;
+
+export function createPayments(deps: PaymentsDeps): Payments {
+  const { payments, logger } = deps;
+
+  async function payableOrder(orderId: string, signal: AbortSignal): Promise<GetPayableOrderResponse> {
+    try {
+      return await deps.orders.getPayableOrder({ orderId }, { signal });
+    } catch (error) {
+      if (ConnectError.from(error).code === Code.NotFound) throw notFound("order not found");
+      throw unavailable("the order service is unavailable; retry", error);
+    }
+  }
+
+  /** The stored payment after an insert that lost to a concurrent create (or landed unseen). */
+  async function stored(paymentId: string, cause: unknown): Promise<PaymentDocument> {
+    const existing = await payments.get(paymentId);
+    if (existing === undefined) throw unavailable("the payment could not be stored; retry", cause);
+    return existing;
+  }
+
+  return {
+    async createPayment(caller, orderId, amount, signal) {
+      const amountMinor = toMinorUnits(amount);
+      if (amountMinor === undefined) throw invalid("amount: must have at most two decimals");
+      const order = await payableOrder(orderId, signal);
+      if (order.customerId !== caller.email) throw forbidden("this order belongs to another customer");
+      const paymentId = paymentIdOf(order.orderId);
+      const existing = await payments.get(paymentId, signal);
+      if (existing?.status === "SUCCESS") throw conflict("this order is paid already");
+      if (order.status !== "CREATED") throw conflict(`an order in status ${order.status} cannot be paid`);
+      const totalMinor = minorUnitsFromWire(order.totalMinor);
+      if (amountMinor !== totalMinor) throw invalid("amount: must equal the order's total");
+      if (existing !== undefined) return existing; // open: the customer pays the same gateway order
+
+      const gatewayOrder = await deps.gateway.createOrder(
+        { amountMinor, currency: deps.currency, receipt: paymentId, idempotencyKey: paymentId },
+        signal,
+      );
+      const now = deps.clock();
+      const created = deps.events.event(
+        PaymentCreatedSchema,
+        {
+          paymentId,
+          orderId: order.orderId,
+          customerId: order.customerId,
+          currency: deps.currency,
+          providerOrderId: gatewayOrder.id,
+          amountMinor: BigInt(amountMinor),
+        },
+        paymentId,
+      );
+      try {
+        return await payments.insert(
+          {
+            _id: paymentId,
+            orderId: order.orderId,
+            customerId: order.customerId,
+            amountMinor,
+            currency: deps.currency,
+            providerOrderId: gatewayOrder.id,
+            status: "CREATED",
+            createdAt: formatTimestamp(now),
+            createdAtMs: now.getTime(),
+            providerPaymentIds: [],
+            paidBy: "",
+          },
+          [created],
+          signal,
+        );
+      } catch (error) {
+        // A concurrent create for the same order won (the same gateway order: same key), or
+        // this insert landed and its answer was lost: either way the stored one is the answer.
+        return stored(paymentId, error);
+      }
+    },
+
+    listMyPayments(caller, signal) {
+      return payments.find({ customerId: caller.email }, { sort: newestFirst, signal });
+    },
+
+    async handleCallback(rawBody, signature, signal) {
+      if (!isValidWebhookSignature(rawBody, signature, deps.secrets.webhookSecret)) {
+        throw unauthenticated("invalid or missing payment signature");
+      }
+      const callback = parseCallbackBody(rawBody);
+      const payment = await payments.findOne({ providerOrderId: callback.providerOrderId }, { signal });
+      if (payment === undefined) {
+        // Not an order we opened (or not one we answered for): retrying cannot change that.
+        logger.warn({ providerOrderId: callback.providerOrderId }, "callback for an unknown gateway order");
+        return callbackMessages.unknownOrder;
+      }
+      // Checked against the gateway order we stored, not the one the body names.
+      const paid = isValidPaymentSignature(
+        payment.providerOrderId,
+        callback.providerPaymentId,
+        callback.providerSignature,
+        deps.secrets.keySecret,
+      );
+      const outcome = await payments.change(
+        payment._id,
+        (current) => {
+          if (current.providerPaymentIds.includes(callback.providerPaymentId)) return unchanged;
+          if (current.status === "SUCCESS") return unchanged; // paid is final
+          const ids = [...current.providerPaymentIds, callback.providerPaymentId];
+          const common = {
+            paymentId: current._id,
+            orderId: current.orderId,
+            customerId: current.customerId,
+            providerPaymentId: callback.providerPaymentId,
+            amountMinor: BigInt(current.amountMinor),
+          };
+          if (paid) {
+            const paidAt = formatTimestamp(deps.clock());
+            return {
+              next: {
+                ...current,
+                status: "SUCCESS",
+                providerPaymentIds: ids,
+                paidBy: callback.providerPaymentId,
+              },
+              events: [deps.events.event(PaymentSucceededSchema, { ...common, paidAt }, current._id)],
+            };
+          }
+          return {
+            next: { ...current, status: "FAILED", providerPaymentIds: ids },
+            events: [
+              deps.events.event(
+                PaymentFailedSchema,
+                { ...common, reason: "the payment signature did not verify" },
+                current._id,
+              ),
+            ],
+          };
+        },
+        signal,
+      );
+      if (outcome === undefined) throw unavailable("the payment disappeared; retry");
+      if (outcome.changed) {
+        logger.info({ paymentId: payment._id, status: outcome.doc.status }, "payment callback processed");
+        return callbackMessages.processed;
+      }
+      if (paid && outcome.doc.paidBy !== callback.providerPaymentId) {
+        // A second captured payment for a paid order: the money must go back by hand.
+        logger.error(
+          {
+            paymentId: payment._id,
+            providerPaymentId: callback.providerPaymentId,
+            paidBy: outcome.doc.paidBy,
+          },
+          "a second successful payment for a paid order; refund it at the gateway",
+        );
+      }
+      return callbackMessages.repeated;
+    },
+  };
+}

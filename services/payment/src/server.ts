@@ -1,0 +1,60 @@
+/**
+ * Wiring of the Payment service: ports in (store, bus, the Order service, a gateway), routes and
+ * the outbox relay out, no socket.
+ */
+import { createClient } from "@connectrpc/connect";
+import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
+import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
+import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
+import { createHttpGateway } from "./gateway/http-gateway.js";
+import type { PaymentGateway } from "./gateway/payment-gateway.js";
+import { createSandboxGateway } from "./gateway/sandbox-gateway.js";
+import { createPaymentHandler } from "./payment-handler.js";
+import type { PaymentSettings } from "./payment-settings.js";
+import { openPaymentCollections } from "./payment-store.js";
+import { createPayments } from "./payments.js";
+
+export interface PaymentOptions {
+  /** A gateway of the caller's (the embedded platform's sandbox, tests); else from `settings`. */
+  readonly gateway?: PaymentGateway;
+}
+
+/** The adapter the settings select: the sandbox unless PAYMENT_GATEWAY_URL is set. */
+export function gatewayFor(settings: PaymentSettings): PaymentGateway {
+  const { gateway } = settings;
+  if (gateway.kind === "sandbox") return createSandboxGateway(settings);
+  return createHttpGateway({ baseUrl: gateway.baseUrl, keyId: gateway.keyId, keySecret: settings.keySecret });
+}
+
+export async function buildPaymentService(
+  ctx: ServiceContext,
+  settings: PaymentSettings,
+  options: PaymentOptions = {},
+): Promise<ServiceModule> {
+  const collections = await openPaymentCollections(ctx.store);
+  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger });
+  const payments = createPayments({
+    payments: outbox.track(collections.payments),
+    orders: createClient(PayableOrderService, ctx.transport),
+    gateway: options.gateway ?? gatewayFor(settings),
+    secrets: settings,
+    currency: settings.currency,
+    events: createEventFactory("/commerce/payment"),
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
+  return {
+    name: "payment",
+    services: [PaymentService],
+    register(router) {
+      router.service(PaymentService, createPaymentHandler(payments));
+    },
+    start() {
+      outbox.start();
+      return Promise.resolve();
+    },
+    stop: () => outbox.stop(),
+  };
+}
