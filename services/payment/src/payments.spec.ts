@@ -15,7 +15,7 @@ import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/paymen
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { buildOrderService } from "@commerce/order/server.js";
 import { buildProductService } from "@commerce/product/server.js";
-import { startFakeGateway, type FakeGateway } from "./gateway/fake-gateway-server.js";
+import { startFakeGateway, type FakeGateway } from "./testing/fake-gateway-server.js";
 import { createSandboxGateway, type SandboxCallback } from "./gateway/sandbox-gateway.js";
 import { webhookSignature } from "./gateway/signatures.js";
 import type { PaymentSettings } from "./payment-settings.js";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { createServer } from "node:net";
-import { startFakeGateway, type FakeGateway } from "./fake-gateway-server.js";
+import { startFakeGateway, type FakeGateway } from "../testing/fake-gateway-server.js";
 import { createHttpGateway, type HttpGatewayOptions } from "./http-gateway.js";
 import { GatewayError } from "./payment-gateway.js";
 

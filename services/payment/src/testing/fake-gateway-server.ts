@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
-import { randomGatewayId } from "./gateway-ids.js";
+import { randomGatewayId } from "../gateway/gateway-ids.js";
 
 export type FakeAnswer =
   | { readonly kind: "ok" }
