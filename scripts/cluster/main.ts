@@ -92,9 +92,12 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
     throw new Error(`CLUSTER_PORT must be a port from 1024 to 65000, got "${env["CLUSTER_PORT"] ?? ""}"`);
   }
   const settings: Record<string, string> = { ADMIN_EMAIL: adminEmail, ADMIN_PASSWORD: adminPassword };
-  for (const name of ["JWT_TTL", "PAYMENT_CURRENCY", "RESERVATION_TTL"] as const) {
+  // The other settings services own (service-catalog.ts), as the environment gives them.
+  for (const name of new Set(deployableServices.flatMap((service) => service.owns))) {
     const value = env[name];
-    if (value !== undefined && value !== "") settings[name] = value;
+    if (name !== "JWT_SECRET" && !(name in settings) && value !== undefined && value !== "") {
+      settings[name] = value;
+    }
   }
   return {
     stateDir: clusterDir,
