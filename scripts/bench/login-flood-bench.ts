@@ -4,6 +4,7 @@
  * hashing is bounded (services/auth/src/password-hasher.ts), so the reads must keep their
  * latency while logins queue or are refused with 503 and Retry-After. Figures only.
  */
+import { jsonOk } from "../testing/loopback-json.js";
 import { formatResult, measure } from "./load.js";
 
 export interface LoginFloodOptions {
@@ -14,14 +15,6 @@ export interface LoginFloodOptions {
   readonly seconds: number;
 }
 
-async function post(url: string, body: unknown, token?: string): Promise<unknown> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (token !== undefined) headers["authorization"] = `Bearer ${token}`;
-  const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
 export async function benchLoginFlood(options: LoginFloodOptions): Promise<string[]> {
   const { baseUrl } = options;
   const user = {
@@ -30,22 +23,18 @@ export async function benchLoginFlood(options: LoginFloodOptions): Promise<strin
     phoneNo: "+919876543210",
     password: "flood-password",
   };
-  await post(`${baseUrl}/api/auth/register`, user);
+  await jsonOk(baseUrl, "POST", "/api/auth/register", undefined, user);
   const brand = "Flood Bench";
-  await post(
-    `${baseUrl}/api/products`,
-    {
-      name: "Flood Lamp",
-      description: "read during a login flood",
-      price: 10,
-      stock: 5,
-      brand,
-      categoryId: "electronics",
-    },
-    options.adminToken,
-  );
-  const listed = await fetch(`${baseUrl}/api/products?brand=${encodeURIComponent(brand)}`);
-  const product = ((await listed.json()) as { content: { id: string }[] }).content[0];
+  await jsonOk(baseUrl, "POST", "/api/products", options.adminToken, {
+    name: "Flood Lamp",
+    description: "read during a login flood",
+    price: 10,
+    stock: 5,
+    brand,
+    categoryId: "electronics",
+  });
+  const listed = await jsonOk(baseUrl, "GET", `/api/products?brand=${encodeURIComponent(brand)}`);
+  const product = (listed as { content: { id: string }[] }).content[0];
   if (product === undefined) throw new Error("the flood bench's product is not listed");
 
   const logins = Math.max(1, Math.round(options.connections / 5));

@@ -36,15 +36,13 @@ interface Seeded {
   readonly tokens: readonly string[];
 }
 
-const call = jsonOk;
-
 async function seedProducts(
   baseUrl: string,
   adminToken: string,
   count: number,
   stock: number,
 ): Promise<string[]> {
-  const [category] = (await call(baseUrl, "GET", "/api/categories")) as { id: string }[];
+  const [category] = (await jsonOk(baseUrl, "GET", "/api/categories")) as { id: string }[];
   if (category === undefined) throw new Error("the platform has no categories");
   const ids: string[] = [];
   const run = Date.now().toString(36);
@@ -56,7 +54,7 @@ async function seedProducts(
       brand: "Bench",
       categoryId: category.id,
     }));
-    const created = (await call(baseUrl, "POST", "/api/products/bulk", adminToken, drafts)) as {
+    const created = (await jsonOk(baseUrl, "POST", "/api/products/bulk", adminToken, drafts)) as {
       ids: string[];
     };
     ids.push(...created.ids);
@@ -74,8 +72,8 @@ async function registerBuyers(baseUrl: string, count: number): Promise<string[]>
         phoneNo: "+919876543210",
         password: "bench-buyer-password",
       };
-      await call(baseUrl, "POST", "/api/auth/register", undefined, user);
-      const { token } = (await call(baseUrl, "POST", "/api/auth/login", undefined, {
+      await jsonOk(baseUrl, "POST", "/api/auth/register", undefined, user);
+      const { token } = (await jsonOk(baseUrl, "POST", "/api/auth/login", undefined, {
         email: user.email,
         password: user.password,
       })) as { token: string };
@@ -188,7 +186,7 @@ async function settled(
   for (let round = 0; round < 60; round++) {
     await delay(1_000);
     const orders = await orderCount(baseUrl, adminToken);
-    const { stock } = (await call(baseUrl, "GET", `/api/products/${productId}`)) as { stock: number };
+    const { stock } = (await jsonOk(baseUrl, "GET", `/api/products/${productId}`)) as { stock: number };
     const now = `${orders}/${stock}`;
     if (now === previous) return { orders, stock };
     previous = now;
@@ -197,5 +195,5 @@ async function settled(
 }
 
 async function orderCount(baseUrl: string, adminToken: string): Promise<number> {
-  return ((await call(baseUrl, "GET", "/api/orders", adminToken)) as unknown[]).length;
+  return ((await jsonOk(baseUrl, "GET", "/api/orders", adminToken)) as unknown[]).length;
 }

@@ -64,6 +64,20 @@ function ratio(label: string, part: LoadResult, whole: LoadResult): string {
   return `  ratio ${label}: ${((100 * part.requestsPerSecond) / whole.requestsPerSecond).toFixed(1)}%`;
 }
 
+/** The service port's figure beside the bare server's and the fixed upstream's, and its ratios. */
+function comparison(
+  labels: { readonly bare: string; readonly fixed: string; readonly service: string },
+  results: { readonly bare: LoadResult; readonly fixed: LoadResult; readonly service: LoadResult },
+): string[] {
+  return [
+    formatResult(labels.bare, results.bare),
+    formatResult(labels.fixed, results.fixed),
+    formatResult(labels.service, results.service),
+    ratio("service / bare", results.service, results.bare),
+    ratio("service / fixed upstream", results.service, results.fixed),
+  ];
+}
+
 async function withServer<T>(start: Promise<ChildServer>, use: (url: string) => Promise<T>): Promise<T> {
   const server = await start;
   try {
@@ -92,11 +106,14 @@ export async function benchServicePort(options: ServicePortBenchOptions): Promis
   );
   const service = await measure({ ...json, url: `${options.grpcUrl}${getProductPath}` });
   lines.push(
-    formatResult("bare Node http, fixed JSON (POST)", bare),
-    formatResult("fixed-product upstream, Connect JSON h1", fixed),
-    formatResult("service port, Connect JSON GetProduct h1", service),
-    ratio("service / bare", service, bare),
-    ratio("service / fixed upstream", service, fixed),
+    ...comparison(
+      {
+        bare: "bare Node http, fixed JSON (POST)",
+        fixed: "fixed-product upstream, Connect JSON h1",
+        service: "service port, Connect JSON GetProduct h1",
+      },
+      { bare, fixed, service },
+    ),
   );
 
   // gRPC over h2c: what Envoy will send.
@@ -116,11 +133,14 @@ export async function benchServicePort(options: ServicePortBenchOptions): Promis
   await expectProduct(options.grpcUrl, productId);
   const serviceH2 = await measureGrpc({ ...grpc, url: `${options.grpcUrl}${getProductPath}` });
   lines.push(
-    formatResult("bare Node http2, fixed gRPC message", bareH2),
-    formatResult("fixed-product upstream, gRPC h2c", fixedH2),
-    formatResult("service port, gRPC GetProduct h2c", serviceH2),
-    ratio("service / bare", serviceH2, bareH2),
-    ratio("service / fixed upstream", serviceH2, fixedH2),
+    ...comparison(
+      {
+        bare: "bare Node http2, fixed gRPC message",
+        fixed: "fixed-product upstream, gRPC h2c",
+        service: "service port, gRPC GetProduct h2c",
+      },
+      { bare: bareH2, fixed: fixedH2, service: serviceH2 },
+    ),
     "  (h2c: h2load, 4 connections × 32 concurrent streams)",
   );
   return lines;

@@ -99,15 +99,12 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
     PAYMENT_KEY_SECRET: given("PAYMENT_KEY_SECRET", "payment-key-secret", generateHeaderSecret),
     PAYMENT_WEBHOOK_SECRET: given("PAYMENT_WEBHOOK_SECRET", "payment-webhook-secret", generateHeaderSecret),
   };
-  for (const name of [
-    "JWT_TTL",
-    "PAYMENT_CURRENCY",
-    "RESERVATION_TTL",
-    "PAYMENT_GATEWAY_URL",
-    "PAYMENT_KEY_ID",
-  ] as const) {
+  // The other settings services own (service-catalog.ts), as the environment gives them.
+  for (const name of new Set(deployableServices.flatMap((service) => service.owns))) {
     const value = env[name];
-    if (value !== undefined && value !== "") settings[name] = value;
+    if (name !== "JWT_SECRET" && !(name in settings) && value !== undefined && value !== "") {
+      settings[name] = value;
+    }
   }
   return {
     stateDir: clusterDir,

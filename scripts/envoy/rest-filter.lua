@@ -182,6 +182,33 @@ local function kind_type(kind, prefix)
   return nil
 end
 
+-- An object member's key at s[i] (a JSON string, decoded when `decode`), and the position of
+-- its value after the colon.
+local function read_key(s, i, decode)
+  if s:byte(i) ~= 34 then -- "
+    fail(not_json)
+  end
+  local key
+  key, i = read_string(s, i, decode)
+  i = skip_space(s, i)
+  if s:byte(i) ~= 58 then -- :
+    fail(not_json)
+  end
+  return key, skip_space(s, i + 1)
+end
+
+-- After an element of an object or array at s[i]: the position of the next element and false,
+-- or the position after `closer` and true where the container ends.
+local function next_element(s, i, closer)
+  local c = s:byte(i)
+  if c == 44 then -- ,
+    return skip_space(s, i + 1), false
+  elseif c == closer then
+    return i + 1, true
+  end
+  fail(not_json)
+end
+
 local function scan_object(s, i, kind, depth, state)
   local type_name = kind_type(kind, "m:")
   local fields = type_name and messages[type_name]
@@ -192,16 +219,8 @@ local function scan_object(s, i, kind, depth, state)
     return i + 1
   end
   while true do
-    if s:byte(i) ~= 34 then
-      fail(not_json)
-    end
     local key
-    key, i = read_string(s, i, fields ~= nil)
-    i = skip_space(s, i)
-    if s:byte(i) ~= 58 then -- :
-      fail(not_json)
-    end
-    i = skip_space(s, i + 1)
+    key, i = read_key(s, i, fields ~= nil)
     local field_kind = values
     if fields ~= nil then
       field_kind = fields[key]
@@ -211,14 +230,10 @@ local function scan_object(s, i, kind, depth, state)
           or ("invalid request: cannot decode message " .. type_name .. " from JSON: key " .. quote(key) .. " is unknown")
       end
     end
-    i = skip_space(s, scan_value(s, i, field_kind, depth + 1, state, key))
-    local c = s:byte(i)
-    if c == 44 then -- ,
-      i = skip_space(s, i + 1)
-    elseif c == 125 then
-      return i + 1
-    else
-      fail(not_json)
+    local ended
+    i, ended = next_element(s, skip_space(s, scan_value(s, i, field_kind, depth + 1, state, key)), 125)
+    if ended then
+      return i
     end
   end
 end
@@ -237,14 +252,10 @@ local function scan_array(s, i, kind, depth, state, name)
     return i + 1
   end
   while true do
-    i = skip_space(s, scan_value(s, i, item, depth + 1, state, name))
-    local c = s:byte(i)
-    if c == 44 then
-      i = skip_space(s, i + 1)
-    elseif c == 93 then
-      return i + 1
-    else
-      fail(not_json)
+    local ended
+    i, ended = next_element(s, skip_space(s, scan_value(s, i, item, depth + 1, state, name)), 93)
+    if ended then
+      return i
     end
   end
 end
@@ -558,26 +569,14 @@ local function top_level(s)
       return values
     end
     while true do
-      if s:byte(i) ~= 34 then
-        fail(not_json)
-      end
       local key
-      key, i = read_string(s, i, true)
-      i = skip_space(s, i)
-      if s:byte(i) ~= 58 then
-        fail(not_json)
-      end
-      i = skip_space(s, i + 1)
+      key, i = read_key(s, i, true)
       local after = scan_value(s, i, "w", 1, {})
       values[key] = s:sub(i, after - 1)
-      i = skip_space(s, after)
-      local c = s:byte(i)
-      if c == 44 then
-        i = skip_space(s, i + 1)
-      elseif c == 125 then
+      local ended
+      i, ended = next_element(s, skip_space(s, after), 125)
+      if ended then
         return values
-      else
-        fail(not_json)
       end
     end
   end)

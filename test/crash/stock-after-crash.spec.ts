@@ -30,16 +30,14 @@ const maxCrashes = 5;
 
 const admin = { email: "admin@crash.test", password: "crash-admin-password" };
 
-const call = sendJson;
-
 async function login(baseUrl: string, email: string, password: string): Promise<string> {
-  const answer = await call(baseUrl, "POST", "/api/auth/login", undefined, { email, password });
+  const answer = await sendJson(baseUrl, "POST", "/api/auth/login", undefined, { email, password });
   if (answer.status !== 200) throw new Error(`login ${email}: ${answer.status}`);
   return (answer.body as { token: string }).token;
 }
 
 async function stockOf(baseUrl: string, productId: string): Promise<number> {
-  return ((await call(baseUrl, "GET", `/api/products/${productId}`)).body as { stock: number }).stock;
+  return ((await sendJson(baseUrl, "GET", `/api/products/${productId}`)).body as { stock: number }).stock;
 }
 
 /**
@@ -47,7 +45,7 @@ async function stockOf(baseUrl: string, productId: string): Promise<number> {
  * fresh platform is one unit of one product, so that is their number.
  */
 async function unitsOrdered(baseUrl: string, adminToken: string): Promise<number> {
-  const orders = (await call(baseUrl, "GET", "/api/orders", adminToken)).body as { status: string }[];
+  const orders = (await sendJson(baseUrl, "GET", "/api/orders", adminToken)).body as { status: string }[];
   return orders.filter((order) => order.status !== "CANCELLED").length;
 }
 
@@ -62,7 +60,7 @@ async function placeOrders(
     tokens.map(async (token, i) => {
       const productId = productIds[i] ?? "";
       while (!stop()) {
-        const answer = await call(baseUrl, "POST", "/api/orders", token, {
+        const answer = await sendJson(baseUrl, "POST", "/api/orders", token, {
           items: [{ productId, quantity: 1 }],
         }).catch(() => undefined); // the crash cuts requests off
         if (answer === undefined) return;
@@ -104,7 +102,7 @@ describe("stock leaked by a crash (embedded)", function () {
     const brand = `Crash ${randomBytes(4).toString("hex")}`;
     // One product per buyer: no buyer waits behind another's stock, so more orders are between
     // their reservation and their write when the crash comes.
-    const created = await call(
+    const created = await sendJson(
       platform.baseUrl,
       "POST",
       "/api/products/bulk",
@@ -118,7 +116,7 @@ describe("stock leaked by a crash (embedded)", function () {
       })),
     );
     expect(created.status).to.equal(201);
-    const listed = await call(
+    const listed = await sendJson(
       platform.baseUrl,
       "GET",
       `/api/products?brand=${encodeURIComponent(brand)}&size=${buyers}`,
@@ -133,9 +131,9 @@ describe("stock leaked by a crash (embedded)", function () {
         phoneNo: "+919876543210",
         password: "buyer-password",
       };
-      expect((await call(platform.baseUrl, "POST", "/api/auth/register", undefined, buyer)).status).to.equal(
-        201,
-      );
+      expect(
+        (await sendJson(platform.baseUrl, "POST", "/api/auth/register", undefined, buyer)).status,
+      ).to.equal(201);
       tokens.push(await login(platform.baseUrl, buyer.email, buyer.password));
     }
 

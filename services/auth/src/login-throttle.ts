@@ -47,33 +47,48 @@ export function createLoginThrottle(
   const slotIds = (email: string): string[] =>
     Array.from({ length: policy.maxAttempts }, (_, slot) => `${email}#${slot}`);
 
-  /** Takes the slot `id` for an attempt at `at`; false when it is in use (or someone was faster). */
-  async function take(id: string, email: string, at: number, signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Takes the slot `id` for an attempt at `at`. Refused, it answers the slot as it found it in
+   * use, or undefined when another login took it first (then its `at` is only known by reading).
+   */
+  async function take(
+    id: string,
+    email: string,
+    at: number,
+    signal?: AbortSignal,
+  ): Promise<{ taken: true } | { taken: false; inUse: LoginAttemptDocument | undefined }> {
     const slot = await attempts.get(id, signal);
     if (slot === undefined) {
       try {
         await attempts.insert({ _id: id, _v: 1, email, at, retired: false }, signal);
-        return true;
+        return { taken: true };
       } catch (error) {
-        if (error instanceof DuplicateKeyError) return false;
+        if (error instanceof DuplicateKeyError) return { taken: false, inUse: undefined };
         throw error;
       }
     }
-    if (slot.retired || slot.at > at - policy.windowMs) return false;
-    return attempts.swap({ ...slot, at, _v: slot._v + 1 }, slot._v, signal);
+    if (slot.retired || slot.at > at - policy.windowMs) return { taken: false, inUse: slot };
+    if (await attempts.swap({ ...slot, at, _v: slot._v + 1 }, slot._v, signal)) return { taken: true };
+    return { taken: false, inUse: undefined };
   }
 
   return {
     async claim(email, now, signal) {
       const at = now.getTime();
-      const ids = slotIds(email);
-      for (const id of ids) {
-        if (await take(id, email, at, signal)) return 0;
+      const refused: { id: string; inUse: LoginAttemptDocument | undefined }[] = [];
+      for (const id of slotIds(email)) {
+        const outcome = await take(id, email, at, signal);
+        if (outcome.taken) return 0;
+        refused.push({ id, inUse: outcome.inUse });
       }
-      // Every slot is in use: the next one frees when its attempt leaves the window. A
-      // concurrent login may have stamped its slot a moment after this one's `now`: never
-      // more than the window.
-      const slots = await Promise.all(ids.map((id) => attempts.get(id, signal)));
+      // Every slot is in use: the next one frees when its attempt leaves the window. Slots lost
+      // to a faster login are read again for their time. A concurrent login may have stamped
+      // its slot a moment after this one's `now`: never more than the window.
+      const slots = await Promise.all(
+        refused.map(({ id, inUse }) =>
+          inUse !== undefined ? Promise.resolve(inUse) : attempts.get(id, signal),
+        ),
+      );
       let wait = policy.windowMs;
       for (const slot of slots) {
         const frees =

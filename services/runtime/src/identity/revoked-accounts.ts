@@ -8,7 +8,7 @@
  * with any number of processes and replicas; what it learned is written to its own database
  * (`revoked_accounts`, one insert per deleted account) and read back at start, so a restart
  * forgets nothing. Replicas of one service share the group (each event reaches one of them) and
- * the database (every replica re-reads it each `pollIntervalMs`), so every replica refuses a
+ * the database (every replica re-reads it each `pollIntervalMs`, 1 s in a service process), so every replica refuses a
  * deleted account's tokens within about a poll interval of the event's arrival.
  */
 import { startConsumer } from "../events/event-consumer.js";
@@ -46,7 +46,10 @@ export interface RevocationFeedOptions {
   /** The consumer group: one per service (its replicas share it), e.g. `order-revocations`. */
   readonly group: string;
   readonly logger: EventLogger;
-  /** How often the database is re-read for what other replicas learned. Default 1 s. */
+  /**
+   * How often the database is re-read for what other replicas of the service learned. Unset:
+   * the process has no replicas (the embedded platform), and its own consumer hears everything.
+   */
   readonly pollIntervalMs?: number;
 }
 
@@ -94,6 +97,7 @@ export async function createRevocationFeed(options: RevocationFeedOptions): Prom
           known.add(event.userId);
         },
       });
+      if (options.pollIntervalMs === undefined) return;
       let loading = false;
       timer = setInterval(() => {
         if (loading) return; // a slow store: one read at a time
@@ -103,7 +107,7 @@ export async function createRevocationFeed(options: RevocationFeedOptions): Prom
             options.logger.warn({ err: error }, "could not re-read revoked accounts; the next poll retries"),
           )
           .finally(() => (loading = false));
-      }, options.pollIntervalMs ?? 1_000);
+      }, options.pollIntervalMs);
       timer.unref();
     },
 

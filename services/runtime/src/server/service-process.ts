@@ -28,6 +28,10 @@ import type { ServiceContext, ServiceModule } from "./service-module.js";
 import { join } from "node:path";
 
 /** A peer this service calls, and the variable that holds its address. */
+
+/** How often a service process re-reads what its replicas learned of deleted accounts. */
+const replicaPollMs = 1_000;
+
 export interface PeerSpec {
   /** E.g. `PRODUCT_SERVICE_URL`: an `http://host:port` the peer's gRPC port answers on. */
   readonly urlVariable: string;
@@ -105,7 +109,13 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     clock: systemClock,
   };
   const module = await spec.build(context, settings);
-  const revoked = await createRevocationFeed({ store, bus, group: `${spec.name}-revocations`, logger });
+  const revoked = await createRevocationFeed({
+    store,
+    bus,
+    group: `${spec.name}-revocations`,
+    logger,
+    pollIntervalMs: replicaPollMs,
+  });
   await revoked.start(); // before serving: a restarted process still refuses deleted accounts
   let ready = false;
   const host = createServiceHost({

@@ -302,23 +302,12 @@ async function sendGrpc(
 ): Promise<void> {
   const header = metadata.header;
   header.set("content-type", protocol.binary ? grpcContentTypeProto : grpcContentTypeJson);
-  if (compression !== null) header.set("grpc-encoding", compression.name);
-  let body: Uint8Array | undefined;
-  if (error === undefined && output !== undefined) {
-    let flags = 0;
-    let data = output;
-    if (compression !== null && data.byteLength >= compressMinBytes) {
-      data = await compression.compress(data);
-      flags = 1;
-    }
-    body = envelope(flags, data);
-  }
   const trailer = metadata.trailer;
-  if (error !== undefined) {
+  if (error !== undefined || output === undefined) {
     // An error is a Trailers-Only response (gRPC over HTTP/2): status and metadata in the one
     // HEADERS frame. Envoy's transcoder then hands the metadata (Retry-After) to REST clients;
     // from trailers after headers it takes only the status.
-    setTrailerStatus(trailer, error);
+    setTrailerStatus(trailer, error ?? new ConnectError("internal error", Code.Internal));
     trailer.forEach((value, key) => header.set(key, value));
     // Only the HTTP/2 response kind reaches here; its stream can end with its headers.
     (res as Http2ServerResponse).stream.respond(
@@ -327,12 +316,20 @@ async function sendGrpc(
     );
     return;
   }
+  let flags = 0;
+  let data = output;
+  if (compression !== null) {
+    header.set("grpc-encoding", compression.name);
+    if (data.byteLength >= compressMinBytes) {
+      data = await compression.compress(data);
+      flags = 1;
+    }
+  }
   trailer.set("grpc-status", grpcStatusOk);
   res.writeHead(200, toNodeHeaders(header));
   // Both HTTP/2 response kinds in Node's types; only the HTTP/2 one reaches here.
   (res as { addTrailers(headers: OutgoingHttpHeaders): void }).addTrailers(toNodeHeaders(trailer));
-  if (body === undefined) res.end();
-  else res.end(body);
+  res.end(envelope(flags, data));
 }
 
 /** The request body, refused as soon as it passes `limit` (Connect's code and message). */
