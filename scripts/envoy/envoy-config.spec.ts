@@ -150,6 +150,7 @@ describe("renderEnvoyConfig", () => {
       "commerce.order.v1.OrderService",
       "commerce.notification.v1.NotificationService",
       "commerce.payment.v1.PaymentService",
+      "commerce.payment.v1.SandboxCheckoutService",
     ]);
     const regexes = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).flatMap((r) =>
       r.match.safe_regex === undefined ? [] : [r.match.safe_regex.regex],

@@ -12,6 +12,7 @@ import {
 } from "@commerce/runtime/testing/service-harness.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
+import { SandboxCheckoutService } from "@commerce/runtime/gen/commerce/payment/v1/sandbox_checkout_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { buildOrderService } from "@commerce/order/server.js";
 import { buildProductService } from "@commerce/product/server.js";
@@ -313,6 +314,68 @@ describe("Payment service", () => {
       expect(await publishedEvents()).to.deep.equal([]);
     });
   });
+
+  describe("sandbox checkout", () => {
+    const checkout = (caller: Caller = alice) => harness.client(SandboxCheckoutService, caller);
+
+    it("pays the caller's gateway order through the signed callback path: SUCCESS, PAYMENT_SUCCESS, a replayable callback", async () => {
+      const orderId = await placed();
+      const { providerOrderId } = await payments().createPayment({ orderId, amount: 79.96 });
+      const paid = await checkout().checkout({ providerOrderId, outcome: "paid" });
+      expect(paid).to.deep.include({ status: "SUCCESS", message: callbackMessages.processed });
+      expect(paid.providerPaymentId).to.match(/^pay_[0-9A-Za-z]{14}$/);
+      expect(JSON.parse(paid.callbackBody)).to.deep.include({
+        provider_order_id: providerOrderId,
+        provider_payment_id: paid.providerPaymentId,
+      });
+      expect(paid.callbackSignature).to.equal(webhookSignature(paid.callbackBody, settings.webhookSecret));
+      // The callback it delivered, replayed: a repeat.
+      expect(await callback(paid.callbackBody, paid.callbackSignature)).to.deep.include({
+        message: callbackMessages.repeated,
+      });
+      expect(await statusOf(orderId)).to.equal("SUCCESS");
+      expect((await publishedEvents()).map((e) => e.type)).to.deep.equal([
+        "PAYMENT_CREATED",
+        "PAYMENT_SUCCESS",
+      ]);
+      // Paid is final at the gateway too: no second payment of the same gateway order.
+      expect(await codeOf(checkout().checkout({ providerOrderId, outcome: "paid" }))).to.equal(
+        Code.AlreadyExists,
+      );
+    });
+
+    it("declines (FAILED, PAYMENT_FAILED) when asked; an empty outcome pays", async () => {
+      const orderId = await placed();
+      const { providerOrderId } = await payments().createPayment({ orderId, amount: 79.96 });
+      expect(await checkout().checkout({ providerOrderId, outcome: "declined" })).to.deep.include({
+        status: "FAILED",
+      });
+      expect(await checkout().checkout({ providerOrderId, outcome: "" })).to.deep.include({
+        status: "SUCCESS",
+      });
+      expect((await publishedEvents()).map((e) => e.type)).to.deep.equal([
+        "PAYMENT_CREATED",
+        "PAYMENT_FAILED",
+        "PAYMENT_SUCCESS",
+      ]);
+    });
+
+    it("refuses another customer's gateway order (403), an unknown one (404), an unknown outcome (400)", async () => {
+      const orderId = await placed();
+      const { providerOrderId } = await payments().createPayment({ orderId, amount: 79.96 });
+      expect(await codeOf(checkout(bob).checkout({ providerOrderId, outcome: "paid" }))).to.equal(
+        Code.PermissionDenied,
+      );
+      expect(
+        await codeOf(checkout().checkout({ providerOrderId: "order_Unknown0000000", outcome: "paid" })),
+      ).to.equal(Code.NotFound);
+      expect(await codeOf(checkout().checkout({ providerOrderId, outcome: "refunded" }))).to.equal(
+        Code.InvalidArgument,
+      );
+      expect(await statusOf(orderId)).to.equal("CREATED");
+      expect((await publishedEvents()).map((e) => e.type)).to.deep.equal(["PAYMENT_CREATED"]);
+    });
+  });
 });
 
 describe("Payment service with the HTTP gateway", () => {
@@ -371,5 +434,13 @@ describe("Payment service with the HTTP gateway", () => {
       currency: "INR",
       receipt: fake.requests[3]?.idempotencyKey,
     });
+    // No sandbox with a real gateway: its checkout is not there.
+    expect(
+      await codeOf(
+        harness
+          .client(SandboxCheckoutService, alice)
+          .checkout({ providerOrderId: created.providerOrderId, outcome: "paid" }),
+      ),
+    ).to.equal(Code.NotFound);
   });
 });

@@ -8,13 +8,16 @@ import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js"
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
+import { SandboxCheckoutService } from "@commerce/runtime/gen/commerce/payment/v1/sandbox_checkout_pb.js";
 import { createHttpGateway } from "./gateway/http-gateway.js";
 import type { PaymentGateway } from "./gateway/payment-gateway.js";
-import { createSandboxGateway } from "./gateway/sandbox-gateway.js";
+import { createSandboxGateway, isSandboxGateway } from "./gateway/sandbox-gateway.js";
 import { createPaymentHandler } from "./payment-handler.js";
 import type { PaymentSettings } from "./payment-settings.js";
 import { openPaymentCollections } from "./payment-store.js";
 import { createPayments } from "./payments.js";
+import { createSandboxCheckout } from "./sandbox-checkout.js";
+import { createSandboxCheckoutHandler } from "./sandbox-checkout-handler.js";
 
 export interface PaymentOptions {
   /** A gateway of the caller's (the embedded platform's sandbox, tests); else from `settings`. */
@@ -35,21 +38,29 @@ export async function buildPaymentService(
 ): Promise<ServiceModule> {
   const collections = await openPaymentCollections(ctx.store);
   const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger });
+  const gateway = options.gateway ?? gatewayFor(settings);
+  const recorded = outbox.track(collections.payments);
   const payments = createPayments({
-    payments: outbox.track(collections.payments),
+    payments: recorded,
     orders: createClient(PayableOrderService, ctx.transport),
-    gateway: options.gateway ?? gatewayFor(settings),
+    gateway,
     secrets: settings,
     currency: settings.currency,
     events: createEventFactory("/commerce/payment"),
     clock: ctx.clock,
     logger: ctx.logger,
   });
+  const sandboxCheckout = createSandboxCheckout({
+    sandbox: isSandboxGateway(gateway) ? gateway : undefined,
+    payments: recorded,
+    callbacks: payments,
+  });
   return {
     name: "payment",
-    services: [PaymentService],
+    services: [PaymentService, SandboxCheckoutService],
     register(router) {
       router.service(PaymentService, createPaymentHandler(payments));
+      router.service(SandboxCheckoutService, createSandboxCheckoutHandler(sandboxCheckout));
     },
     start() {
       outbox.start();

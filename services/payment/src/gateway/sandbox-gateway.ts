@@ -41,6 +41,11 @@ export interface SandboxGateway extends PaymentGateway {
   checkout(providerOrderId: string, outcome: CheckoutOutcome): SandboxCallback;
 }
 
+/** True for the sandbox: the only gateway whose checkout the platform itself offers. */
+export function isSandboxGateway(gateway: PaymentGateway): gateway is SandboxGateway {
+  return typeof (gateway as Partial<SandboxGateway>).checkout === "function";
+}
+
 export function createSandboxGateway(secrets: SandboxSecrets): SandboxGateway {
   return {
     createOrder(request: GatewayOrderRequest): Promise<GatewayOrder> {

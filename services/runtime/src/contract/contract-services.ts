@@ -10,6 +10,7 @@ import { NotificationService } from "../../gen/commerce/notification/v1/notifica
 import { OrderService } from "../../gen/commerce/order/v1/order_pb.js";
 import { PayableOrderService } from "../../gen/commerce/order/v1/payable_pb.js";
 import { PaymentService } from "../../gen/commerce/payment/v1/payment_pb.js";
+import { SandboxCheckoutService } from "../../gen/commerce/payment/v1/sandbox_checkout_pb.js";
 import { InventoryService } from "../../gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "../../gen/commerce/product/v1/product_pb.js";
 import { DirectoryService } from "../../gen/commerce/user/v1/directory_pb.js";
@@ -21,6 +22,7 @@ export const publicServices: readonly DescService[] = [
   ProductService,
   OrderService,
   PaymentService,
+  SandboxCheckoutService,
   NotificationService,
   AnalyticsService,
 ];
