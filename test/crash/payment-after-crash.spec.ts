@@ -116,26 +116,15 @@ describe("payment created across a crash (embedded, HTTP gateway)", function () 
     return (placed.body as { orderId: string }).orderId;
   }
 
-  /**
-   * After the crash and the retried create (which answered `providerOrderId`): one payment for
-   * `orderId`, under the gateway order's idempotency key, and one PAYMENT_CREATED; a signed
-   * callback then confirms the order.
-   */
-  async function expectPaidOnce(token: string, orderId: string, key: string, providerOrderId: string) {
-    const paymentsOf = async (): Promise<PaymentView[]> =>
-      (await myPayments(token)).filter((payment) => payment.orderId === orderId);
-    const [payment] = await paymentsOf();
-    expect(await paymentsOf()).to.deep.equal([
-      { paymentId: key, orderId, amount: price, status: "CREATED", createdAt: payment?.createdAt },
-    ]);
-
+  /** The gateway's signed callback for a captured payment of gateway order `providerOrderId`. */
+  async function sendCallback(providerOrderId: string): Promise<{ status: number; body: unknown }> {
     const providerPaymentId = `pay_crash${randomBytes(6).toString("hex")}`;
     const body = JSON.stringify({
       provider_payment_id: providerPaymentId,
       provider_order_id: providerOrderId,
       provider_signature: paymentSignature(providerOrderId, providerPaymentId, credentials.keySecret),
     });
-    const callback = await fetch(new URL("/api/payments/callback", platform.baseUrl), {
+    const answer = await fetch(new URL("/api/payments/callback", platform.baseUrl), {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -143,7 +132,28 @@ describe("payment created across a crash (embedded, HTTP gateway)", function () 
       },
       body,
     });
-    expect({ status: callback.status, body: await callback.json() }).to.deep.equal({
+    return { status: answer.status, body: await answer.json() };
+  }
+
+  /**
+   * After the crash and the retried create (which answered `providerOrderId`): one payment for
+   * `orderId`, under the gateway order's idempotency key, and one PAYMENT_CREATED; a signed
+   * callback then confirms the order.
+   */
+  async function expectPaidOnce(
+    token: string,
+    orderId: string,
+    key: string,
+    providerOrderId: string,
+  ): Promise<void> {
+    const paymentsOf = async (): Promise<PaymentView[]> =>
+      (await myPayments(token)).filter((payment) => payment.orderId === orderId);
+    const stored = await paymentsOf();
+    expect(stored).to.deep.equal([
+      { paymentId: key, orderId, amount: price, status: "CREATED", createdAt: stored[0]?.createdAt },
+    ]);
+
+    expect(await sendCallback(providerOrderId)).to.deep.equal({
       status: 200,
       body: { message: "callback processed" },
     });
@@ -242,6 +252,10 @@ describe("payment created across a crash (embedded, HTTP gateway)", function () 
     await restart();
     token = await customerToken();
     expect(await myPayments(token), "nothing was written before the crash").to.deep.equal([]);
+    expect(await sendCallback(gatewayOrder?.id ?? ""), "nobody knows that gateway order yet").to.deep.equal({
+      status: 200,
+      body: { message: "callback ignored: unknown gateway order" },
+    });
     const retried = await sendJson(platform.baseUrl, "POST", "/api/payments/create", token, {
       orderId,
       amount: price,
