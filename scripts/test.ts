@@ -9,7 +9,8 @@
  *      service started with plain node;
  *   4. the Envoy configuration generator and the Envoy edge's own concerns (a real Envoy,
  *      fetched and cached on first use), and the topology's process supervision;
- *   5. crash recovery: the platform killed under order load gives leaked stock back in time;
+ *   5. crash recovery: the platform killed under order load gives leaked stock back in time, and
+ *      killed in the middle of a payment create converges on one gateway order and one payment;
  *   6. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
  *      service-port suite against its services' port), on FerretDB with the embedded bus, and
  *      on FerretDB with Kafka;
@@ -84,7 +85,7 @@ try {
     "test/envoy/**/*.spec.ts",
   ]);
 
-  await step("crash recovery: stock leaked by a SIGKILL returns (embedded)", bin("mocha"), [
+  await step("crash recovery: leaked stock returns, a payment converges (embedded)", bin("mocha"), [
     "test/crash/**/*.spec.ts",
   ]);
 

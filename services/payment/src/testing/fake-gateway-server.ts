@@ -2,7 +2,8 @@
  * Test support: a Razorpay-compatible gateway on loopback that tests start and steer. It
  * serves `POST /v1/orders` (basic auth, `Idempotency-Key`: a repeated key gets the order it
  * made before), and answers each request as the test scripted: normally, slowly (after making
- * the order, as a gateway whose answer is late), with an error status, or with garbage.
+ * the order, as a gateway whose answer is late), when the test says so (after making the order),
+ * with an error status, or with garbage.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,6 +13,11 @@ import { randomGatewayId } from "../gateway/gateway-ids.js";
 export type FakeAnswer =
   | { readonly kind: "ok" }
   | { readonly kind: "slow"; readonly delayMs: number }
+  /**
+   * Makes the order, then calls `arrived` with `answer`, which sends the answer and resolves once
+   * it is handed to the network: the test acts on the caller in between (a crash test stops it).
+   */
+  | { readonly kind: "held"; readonly arrived: (answer: () => Promise<void>) => void }
   | { readonly kind: "status"; readonly status: number }
   | { readonly kind: "garbage"; readonly body: string };
 
@@ -75,6 +81,15 @@ export async function startFakeGateway(credentials: {
     const order = orders.get(idempotencyKey) ?? { id: randomGatewayId("order"), amount, currency };
     orders.set(idempotencyKey, order);
     if (answer.kind === "slow") await delay(answer.delayMs);
+    if (answer.kind === "held") {
+      const sent = new Promise<void>((resolve) => res.once("close", resolve));
+      await new Promise<void>((release) => {
+        answer.arrived(() => {
+          release();
+          return sent;
+        });
+      });
+    }
     reply(res, 200, { ...order, receipt, entity: "order", status: "created" });
   }
 
