@@ -25,8 +25,8 @@
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
  * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,
  * BENCH_ONLY=login-flood or BENCH_ONLY=payment runs part 4, 5, 6 or 7 alone (about a minute
- * each; part 7 in the embedded and kafka passes of BENCH_MODES); BENCH_ENVOY_WORKERS sets
- * Envoy's worker threads for part 5 (default 1).
+ * each; part 7, in the embedded and kafka passes of BENCH_MODES, about two and a half);
+ * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -1,7 +1,7 @@
 /**
  * Payment figures for `npm run bench` (docs/decisions.md "Runtime and performance", "Payment
- * callback figures"). The bench plays the gateway: it holds the platform's two payment secrets
- * and signs each callback as the sandbox gateway's checkout does.
+ * figures"). The bench plays the gateway: it holds the platform's two payment secrets and signs
+ * each callback as the sandbox gateway's checkout does.
  *
  * Setup, not timed: orders from several customers, each with a payment created through
  * POST /api/payments/create. Then:
@@ -241,7 +241,7 @@ interface Client {
   orderStatus(payment: OpenPayment): Promise<string>;
 }
 
-/** Requests over kept-alive loopback connections (node:http: less client CPU than fetch). */
+/** Requests over kept-alive loopback connections, as many at once as the agent allows. */
 function createClient(options: PaymentBenchOptions, agent: Agent): Client {
   const gateway = createSandboxGateway(options.secrets);
   const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
