@@ -17,6 +17,7 @@ import type { OutboxCarrier } from "@commerce/runtime/events/outbox.js";
 import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
+import { percentile } from "./load.js";
 
 interface Notification {
   readonly eventType: string;
@@ -36,10 +37,6 @@ async function call(
   if (!response.ok)
     throw new Error(`${init.method ?? "GET"} ${url}: ${response.status} ${await response.text()}`);
   return response.json();
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 /** Login → USER_LOGIN notification visible, `samples` times, one at a time. */

@@ -47,7 +47,7 @@ export async function measure(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** utime + stime of a process from /proc, in µs (clock ticks are 100 per second on Linux). */
-function cpuMicros(pid: number): number {
+export function cpuMicros(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
@@ -71,6 +71,11 @@ async function run(options: LoadOptions): Promise<LoadResult & { total: number }
     non2xx: result.non2xx,
     errors: result.errors,
   };
+}
+
+/** The `p`th percentile (0-100) of ascending `sorted`: the sample at that rank, not interpolated. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 export function formatResult(label: string, r: LoadResult): string {

@@ -19,11 +19,14 @@
  *      mode, beside the bare server (envoy-bench.ts).
  *   6. a login flood beside catalog reads in embedded mode: 200 connections, a fifth of them
  *      logging in (login-flood-bench.ts);
+ *   7. payment callbacks processed per second (distinct payments) and signed callback → order
+ *      CONFIRMED latency, in embedded mode and on FerretDB + Kafka (payment-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
- * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy or
- * BENCH_ONLY=login-flood runs part 4, 5 or 6 alone (about a minute each); BENCH_ENVOY_WORKERS sets Envoy's worker
- * threads for part 5 (default 1).
+ * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,
+ * BENCH_ONLY=login-flood or BENCH_ONLY=payment runs part 4, 5, 6 or 7 alone (about a minute
+ * each; part 7, in the embedded and kafka passes of BENCH_MODES, about two and a half);
+ * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -40,6 +43,7 @@ import { formatResult, measure, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
 import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
+import { benchPayments } from "./payment-bench.js";
 import { benchServicePort } from "./service-port-bench.js";
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8);
@@ -47,12 +51,18 @@ const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
 const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb,kafka").split(",");
 const only = process.env["BENCH_ONLY"];
 const envoyWorkers = Number(process.env["BENCH_ENVOY_WORKERS"] ?? 1);
-if (only !== undefined && only !== "service-port" && only !== "envoy" && only !== "login-flood") {
-  throw new Error(`BENCH_ONLY knows "service-port", "envoy" and "login-flood", not "${only}"`);
+const parts = ["service-port", "envoy", "login-flood", "payment"];
+if (only !== undefined && !parts.includes(only)) {
+  throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
 }
 /** The login flood's connections: the load the identity review measured with. */
 const floodConnections = 200;
 const admin = { email: "admin@bench.test", password: "bench-admin-password" };
+/** The platform's payment secrets: the payment bench signs callbacks as the gateway would. */
+const paymentSecrets = {
+  keySecret: randomBytes(32).toString("base64url"),
+  webhookSecret: randomBytes(32).toString("base64url"),
+};
 
 async function json(url: string, init: RequestInit): Promise<unknown> {
   const headers = new Headers(init.headers);
@@ -97,8 +107,65 @@ function platformEnv(scratch: string, mode: string): NodeJS.ProcessEnv {
     JWT_SECRET: randomBytes(64).toString("base64url"),
     ADMIN_EMAIL: admin.email,
     ADMIN_PASSWORD: admin.password,
+    PAYMENT_KEY_SECRET: paymentSecrets.keySecret,
+    PAYMENT_WEBHOOK_SECRET: paymentSecrets.webhookSecret,
     LOG_LEVEL: "warn",
   };
+}
+
+interface ModePlatform {
+  readonly platform: PlatformProcess;
+  /** Kafka's brokers in the kafka pass. */
+  readonly kafkaBrokers: string | undefined;
+  readonly stop: () => Promise<void>;
+}
+
+/** The platform of one pass: embedded, on FerretDB, or on FerretDB + Kafka. */
+async function startModePlatform(scratch: string, mode: string): Promise<ModePlatform> {
+  const ferret =
+    mode === "embedded"
+      ? undefined
+      : await startFerretDb({ dataDir: join(scratch, `ferretdb-${mode}`), log: () => undefined });
+  const kafka =
+    mode === "kafka"
+      ? await startKafka({ dataDir: join(scratch, "kafka"), log: () => undefined })
+      : undefined;
+  const stopInfrastructure = async (): Promise<void> => {
+    await Promise.all([ferret?.stop(), kafka?.stop()]);
+  };
+  const platform = await startPlatformProcess({
+    ...platformEnv(scratch, mode),
+    ...(ferret === undefined ? {} : { MONGODB_URL: ferret.url }),
+    ...(kafka === undefined ? {} : { KAFKA_BROKERS: kafka.brokers }),
+  }).catch(async (error: unknown) => {
+    await stopInfrastructure();
+    throw error;
+  });
+  return {
+    platform,
+    kafkaBrokers: kafka?.brokers,
+    stop: async () => {
+      await platform.stop();
+      await stopInfrastructure();
+    },
+  };
+}
+
+function modeLabel(mode: string): string {
+  return mode === "kafka" ? "FerretDB + Kafka" : mode;
+}
+
+/** Part 7; on FerretDB fewer payments, which take seconds each to set up there. */
+async function paymentLines(platform: PlatformProcess, mode: string): Promise<string[]> {
+  return benchPayments({
+    baseUrl: platform.baseUrl,
+    adminToken: await login(platform.baseUrl, admin.email, admin.password),
+    secrets: paymentSecrets,
+    pid: platform.pid,
+    mode: modeLabel(mode),
+    concurrency: connections,
+    ...(mode === "embedded" ? {} : { payments: 200, samples: 100 }),
+  });
 }
 
 async function servicePortLines(platform: PlatformProcess): Promise<string[]> {
@@ -139,8 +206,17 @@ try {
       await platform.stop();
     }
   }
-  const bare =
-    only !== "service-port" && only !== "login-flood" ? await startChildServer("bare-server.ts") : undefined;
+  if (only === "payment") {
+    for (const mode of modes.filter((m) => m === "embedded" || m === "kafka")) {
+      const { platform, stop } = await startModePlatform(scratch, mode);
+      try {
+        lines.push(...(lines.length === 0 ? [] : [""]), ...(await paymentLines(platform, mode)));
+      } finally {
+        await stop();
+      }
+    }
+  }
+  const bare = only === undefined || only === "envoy" ? await startChildServer("bare-server.ts") : undefined;
   const ceiling =
     bare === undefined ? undefined : await measure({ url: `${bare.url}/`, connections, seconds });
   await bare?.stop();
@@ -164,23 +240,12 @@ try {
   }
 
   for (const mode of ceiling === undefined || only !== undefined ? [] : modes) {
-    const ferret =
-      mode === "embedded"
-        ? undefined
-        : await startFerretDb({ dataDir: join(scratch, `ferretdb-${mode}`), log: () => undefined });
-    const kafka =
-      mode === "kafka"
-        ? await startKafka({ dataDir: join(scratch, "kafka"), log: () => undefined })
-        : undefined;
-    const platform = await startPlatformProcess({
-      ...platformEnv(scratch, mode),
-      ...(ferret === undefined ? {} : { MONGODB_URL: ferret.url }),
-      ...(kafka === undefined ? {} : { KAFKA_BROKERS: kafka.brokers }),
-    });
+    const { platform, kafkaBrokers, stop } = await startModePlatform(scratch, mode);
     try {
-      lines.push(await benchEventLatency(platform.baseUrl, mode === "kafka" ? "FerretDB + Kafka" : mode));
+      lines.push(await benchEventLatency(platform.baseUrl, modeLabel(mode)));
       if (mode === "kafka") {
-        lines.push(...(await benchRelay(kafka?.brokers)));
+        lines.push(...(await benchRelay(kafkaBrokers)));
+        lines.push(...(await paymentLines(platform, mode)));
         continue;
       }
       await untilQuiet(platform.baseUrl, await login(platform.baseUrl, admin.email, admin.password));
@@ -208,12 +273,12 @@ try {
       });
       lines.push(...orders);
       if (mode === "embedded") {
+        lines.push(...(await paymentLines(platform, mode)));
         lines.push("", ...(await loginFloodLines(platform)));
         lines.push("", ...(await servicePortLines(platform)));
       }
     } finally {
-      await platform.stop();
-      await Promise.all([ferret?.stop(), kafka?.stop()]);
+      await stop();
     }
   }
 } finally {
