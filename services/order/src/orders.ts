@@ -28,6 +28,7 @@ import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/re
 import type { Caller } from "@commerce/runtime/identity/caller.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
+import { createSequenceTime } from "@commerce/runtime/time/sequence-time.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import {
   OrderPlacedSchema,
@@ -78,16 +79,8 @@ const newestFirst = [
 
 export function createOrders(deps: OrdersDeps): Orders {
   const { orders, inventory, logger } = deps;
-  let lastPlacedAt = 0;
-
-  /**
-   * Epoch milliseconds, strictly increasing within this process (steps of 1 µs inside one
-   * millisecond), so that "newest first" is exact for orders placed back to back.
-   */
-  function placementTime(now: Date): number {
-    lastPlacedAt = Math.max(now.getTime(), lastPlacedAt + 0.001);
-    return lastPlacedAt;
-  }
+  /** "Newest first" is exact for orders placed back to back. */
+  const placementTime = createSequenceTime();
 
   async function liveOrder(orderId: string, signal?: AbortSignal): Promise<OrderDocument> {
     const order = await orders.get(orderId, signal);

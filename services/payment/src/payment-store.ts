@@ -39,8 +39,21 @@ export interface PaymentDocument extends OutboxCarrier {
   readonly paidBy: string;
 }
 
+/**
+ * Which payment a gateway order belongs to, keyed by the gateway's order id: a callback finds
+ * its payment by two reads by `_id`. (A query on the payments' `providerOrderId` index would do
+ * the same on MongoDB, but FerretDB 1.24 scans the collection for it: docs/decisions.md
+ * "Payments".) Written before the payment, and never changed.
+ */
+export interface GatewayOrderDocument {
+  /** The gateway's order id. */
+  readonly _id: string;
+  readonly paymentId: string;
+}
+
 export interface PaymentCollections {
   readonly payments: Collection<PaymentDocument>;
+  readonly gatewayOrders: Collection<GatewayOrderDocument>;
 }
 
 const paymentsSpec: CollectionSpec<PaymentDocument> = {
@@ -52,8 +65,16 @@ const paymentsSpec: CollectionSpec<PaymentDocument> = {
   ],
 };
 
+const gatewayOrdersSpec: CollectionSpec<GatewayOrderDocument> = {
+  name: "payment_gateway_orders",
+  indexes: [],
+};
+
 export async function openPaymentCollections(store: DocumentStore): Promise<PaymentCollections> {
-  return { payments: await store.collection(paymentsSpec) };
+  return {
+    payments: await store.collection(paymentsSpec),
+    gatewayOrders: await store.collection(gatewayOrdersSpec),
+  };
 }
 
 /**

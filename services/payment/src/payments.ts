@@ -34,6 +34,8 @@ import type { Caller } from "@commerce/runtime/identity/caller.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { minorUnitsFromWire, toMinorUnits } from "@commerce/runtime/money/minor-units.js";
 import { unchanged } from "@commerce/runtime/store/change-document.js";
+import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import { createSequenceTime } from "@commerce/runtime/time/sequence-time.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import {
   PaymentCreatedSchema,
@@ -47,7 +49,7 @@ import type {
 import { parseCallbackBody } from "./callback-body.js";
 import type { PaymentGateway } from "./gateway/payment-gateway.js";
 import { isValidPaymentSignature, isValidWebhookSignature } from "./gateway/signatures.js";
-import { paymentIdOf, type PaymentDocument } from "./payment-store.js";
+import { paymentIdOf, type GatewayOrderDocument, type PaymentDocument } from "./payment-store.js";
 
 export interface PaymentSecrets {
   readonly keySecret: string;
@@ -62,6 +64,8 @@ export interface Payments {
     amount: number,
     signal: AbortSignal,
   ): Promise<PaymentDocument>;
+  /** The payment whose gateway order is `providerOrderId`, if we opened it. */
+  byGatewayOrder(providerOrderId: string, signal: AbortSignal): Promise<PaymentDocument | undefined>;
   /** The caller's payments, newest first. */
   listMyPayments(caller: Caller, signal: AbortSignal): Promise<PaymentDocument[]>;
   /** Processes a signed callback; answers what happened, for the gateway's log. */
@@ -70,6 +74,7 @@ export interface Payments {
 
 export interface PaymentsDeps {
   readonly payments: RecordedCollection<PaymentDocument>;
+  readonly gatewayOrders: Collection<GatewayOrderDocument>;
   readonly orders: Client<typeof PayableOrderService>;
   readonly gateway: PaymentGateway;
   readonly secrets: PaymentSecrets;
@@ -93,6 +98,8 @@ const newestFirst = [
 
 export function createPayments(deps: PaymentsDeps): Payments {
   const { payments, logger } = deps;
+  /** "Newest first" is exact for payments created back to back. */
+  const creationTime = createSequenceTime();
 
   async function payableOrder(orderId: string, signal: AbortSignal): Promise<GetPayableOrderResponse> {
     try {
@@ -110,7 +117,40 @@ export function createPayments(deps: PaymentsDeps): Payments {
     return existing;
   }
 
+  /**
+   * Links gateway order `providerOrderId` to payment `paymentId`, before the payment is written.
+   * A retried create links it again (the same pair: nothing to do); a gateway that answered the
+   * same order for another payment is broken, and its order is not used.
+   */
+  async function linkGatewayOrder(
+    providerOrderId: string,
+    paymentId: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    try {
+      await deps.gatewayOrders.insert({ _id: providerOrderId, paymentId }, signal);
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      const linked = await deps.gatewayOrders.get(providerOrderId, signal);
+      if (linked?.paymentId !== paymentId) {
+        throw new Error(`gateway order ${providerOrderId} is linked to another payment already`, {
+          cause: error,
+        });
+      }
+    }
+  }
+
+  async function byGatewayOrder(
+    providerOrderId: string,
+    signal: AbortSignal,
+  ): Promise<PaymentDocument | undefined> {
+    const link = await deps.gatewayOrders.get(providerOrderId, signal);
+    return link === undefined ? undefined : payments.get(link.paymentId, signal);
+  }
+
   return {
+    byGatewayOrder,
+
     async createPayment(caller, orderId, amount, signal) {
       const amountMinor = toMinorUnits(amount);
       if (amountMinor === undefined) throw invalid("amount: must have at most two decimals");
@@ -128,6 +168,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
         { amountMinor, currency: deps.currency, receipt: paymentId, idempotencyKey: paymentId },
         signal,
       );
+      await linkGatewayOrder(gatewayOrder.id, paymentId, signal);
       const now = deps.clock();
       const created = deps.events.event(
         PaymentCreatedSchema,
@@ -152,7 +193,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
             providerOrderId: gatewayOrder.id,
             status: "CREATED",
             createdAt: formatTimestamp(now),
-            createdAtMs: now.getTime(),
+            createdAtMs: creationTime(now),
             providerPaymentIds: [],
             paidBy: "",
           },
@@ -175,7 +216,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
         throw unauthenticated("invalid or missing payment signature");
       }
       const callback = parseCallbackBody(rawBody);
-      const payment = await payments.findOne({ providerOrderId: callback.providerOrderId }, { signal });
+      const payment = await byGatewayOrder(callback.providerOrderId, signal);
       if (payment === undefined) {
         // Not an order we opened (or not one we answered for): retrying cannot change that.
         logger.warn({ providerOrderId: callback.providerOrderId }, "callback for an unknown gateway order");

@@ -10,9 +10,8 @@
  */
 import { conflict, forbidden, notFound, unavailable } from "@commerce/runtime/errors/domain-error.js";
 import type { Caller } from "@commerce/runtime/identity/caller.js";
-import type { Collection } from "@commerce/runtime/store/document-store.js";
 import type { CheckoutOutcome, SandboxCallback, SandboxGateway } from "./gateway/sandbox-gateway.js";
-import type { PaymentDocument, PaymentStatus } from "./payment-store.js";
+import type { PaymentStatus } from "./payment-store.js";
 import type { Payments } from "./payments.js";
 
 export interface SandboxCheckoutResult {
@@ -35,8 +34,7 @@ export interface SandboxCheckout {
 export interface SandboxCheckoutDeps {
   /** Undefined when a real gateway is configured. */
   readonly sandbox: SandboxGateway | undefined;
-  readonly payments: Pick<Collection<PaymentDocument>, "findOne" | "get">;
-  readonly callbacks: Pick<Payments, "handleCallback">;
+  readonly payments: Pick<Payments, "byGatewayOrder" | "handleCallback">;
 }
 
 const encoder = new TextEncoder();
@@ -48,18 +46,18 @@ export function createSandboxCheckout(deps: SandboxCheckoutDeps): SandboxCheckou
       if (sandbox === undefined) {
         throw notFound("sandbox checkout is off: payments go through the configured gateway");
       }
-      const payment = await deps.payments.findOne({ providerOrderId }, { signal });
+      const payment = await deps.payments.byGatewayOrder(providerOrderId, signal);
       if (payment === undefined) throw notFound("gateway order not found");
       if (payment.customerId !== caller.email) throw forbidden("this payment belongs to another customer");
       if (payment.status === "SUCCESS") throw conflict("this gateway order is paid already");
 
       const callback = sandbox.checkout(payment.providerOrderId, outcome);
-      const message = await deps.callbacks.handleCallback(
+      const message = await deps.payments.handleCallback(
         encoder.encode(callback.body),
         callback.signature,
         signal,
       );
-      const after = await deps.payments.get(payment._id, signal);
+      const after = await deps.payments.byGatewayOrder(payment.providerOrderId, signal);
       if (after === undefined) throw unavailable("the payment disappeared; retry");
       return { callback, status: after.status, message };
     },

@@ -39,9 +39,9 @@ export async function buildPaymentService(
   const collections = await openPaymentCollections(ctx.store);
   const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger });
   const gateway = options.gateway ?? gatewayFor(settings);
-  const recorded = outbox.track(collections.payments);
   const payments = createPayments({
-    payments: recorded,
+    payments: outbox.track(collections.payments),
+    gatewayOrders: collections.gatewayOrders,
     orders: createClient(PayableOrderService, ctx.transport),
     gateway,
     secrets: settings,
@@ -52,8 +52,7 @@ export async function buildPaymentService(
   });
   const sandboxCheckout = createSandboxCheckout({
     sandbox: isSandboxGateway(gateway) ? gateway : undefined,
-    payments: recorded,
-    callbacks: payments,
+    payments,
   });
   return {
     name: "payment",
