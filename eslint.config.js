@@ -33,10 +33,11 @@ export default tseslint.config(
     },
   },
   {
-    // Test support (services/runtime/src/testing: harnesses, the faulty transport) never reaches
-    // production code. The build leaves that folder out, but an import would pull it back in.
+    // Test support (each service's src/testing: harnesses, the faulty transport, fake peers)
+    // never reaches production code. The build leaves those folders out, but an import would
+    // pull them back in.
     files: ["services/*/src/**/*.ts", "embedded/src/**/*.ts"],
-    ignores: ["**/*.spec.ts", "**/*.contract.ts", "services/runtime/src/testing/**"],
+    ignores: ["**/*.spec.ts", "**/*.contract.ts", "services/*/src/testing/**"],
     rules: {
       "no-restricted-imports": [
         "error",

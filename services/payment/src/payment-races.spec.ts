@@ -6,12 +6,10 @@
  * PAYMENT_SUCCESS.
  */
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
 import type { DocumentStore } from "@commerce/runtime/store/document-store.js";
 import { testStoreBackends } from "@commerce/runtime/testing/test-stores.js";
 import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
 import { startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing/service-harness.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
@@ -20,9 +18,9 @@ import { buildOrderService } from "@commerce/order/server.js";
 import { buildProductService } from "@commerce/product/server.js";
 import { createSandboxGateway } from "./gateway/sandbox-gateway.js";
 import type { PaymentSettings } from "./payment-settings.js";
-import { openPaymentCollections } from "./payment-store.js";
 import { callbackMessages } from "./payments.js";
 import { buildPaymentService } from "./server.js";
+import { publishedPaymentEvents } from "./testing/published-payment-events.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
@@ -83,28 +81,7 @@ for (const backend of testStoreBackends("services/payment/src/payment-races.spec
 
     /** Payment events written so far, once all have reached the spy. */
     async function publishedTypes(): Promise<string[]> {
-      const { payments: stored } = await openPaymentCollections(paymentStore);
-      await eventually(
-        async () => ((await stored.count({ outboxPending: true })) === 0 ? true : undefined),
-        10_000,
-        "the payment outbox to drain",
-      );
-      const marker: EventRecord = {
-        id: randomUUID(),
-        type: "TEST_MARKER",
-        source: "/test",
-        time: new Date().toISOString(),
-        subject: "marker",
-        topic: "payment-events",
-        data: "{}",
-      };
-      await harness.bus.publish([marker]);
-      await eventually(
-        () => (events.some((e) => e.id === marker.id) ? true : undefined),
-        10_000,
-        "the marker",
-      );
-      return events.filter((e) => e.type !== "TEST_MARKER").map((e) => e.type);
+      return (await publishedPaymentEvents(paymentStore, harness.bus, events, 10_000)).map((e) => e.type);
     }
 
     it("10 concurrent creates for one order: one payment, one gateway order, one PAYMENT_CREATED", async () => {

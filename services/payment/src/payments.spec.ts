@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
 import type { Caller } from "@commerce/runtime/identity/caller.js";
@@ -23,6 +22,7 @@ import type { PaymentSettings } from "./payment-settings.js";
 import { openPaymentCollections } from "./payment-store.js";
 import { callbackMessages } from "./payments.js";
 import { buildPaymentService } from "./server.js";
+import { publishedPaymentEvents } from "./testing/published-payment-events.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
@@ -80,27 +80,9 @@ describe("Payment service", () => {
   const statusOf = async (orderId: string, caller: Caller = alice): Promise<string | undefined> =>
     (await payments(caller).listMyPayments({})).payments.find((p) => p.orderId === orderId)?.status;
 
-  /** Payment events written so far, once all have reached the spy (outbox drained, marker seen). */
-  async function publishedEvents(): Promise<EventRecord[]> {
-    const { payments: stored } = await openPaymentCollections(harness.context.store);
-    await eventually(
-      async () => ((await stored.count({ outboxPending: true })) === 0 ? true : undefined),
-      5_000,
-      "the payment outbox to drain",
-    );
-    const marker: EventRecord = {
-      id: randomUUID(),
-      type: "TEST_MARKER",
-      source: "/test",
-      time: new Date().toISOString(),
-      subject: "marker",
-      topic: "payment-events",
-      data: "{}",
-    };
-    await harness.bus.publish([marker]);
-    await eventually(() => (events.some((e) => e.id === marker.id) ? true : undefined), 5_000, "the marker");
-    return events.filter((e) => e.type !== "TEST_MARKER");
-  }
+  /** Payment events written so far, once all have reached the spy. */
+  const publishedEvents = (): Promise<EventRecord[]> =>
+    publishedPaymentEvents(harness.context.store, harness.bus, events, 5_000);
   const data = (record: EventRecord | undefined) =>
     JSON.parse(record?.data ?? "{}") as Record<string, unknown>;
 
