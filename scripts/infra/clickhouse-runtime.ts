@@ -6,7 +6,8 @@
  *
  * How (docs/decisions.md, "Analytics store"):
  *   1. `apt-get update` into a private list directory of the cache (the system's package lists
- *      are neither read nor refreshed, so a machine whose lists are old or missing works too);
+ *      are neither read nor refreshed, so a machine whose lists are old or missing works too,
+ *      and the hooks the system runs after an update are switched off);
  *   2. `apt-get install --download-only` of `clickhouse-server` into the cache: apt resolves the
  *      dependencies against the packages the system has, so only the missing libraries (Poco,
  *      re2, capnp, …, about 16 MB on a plain Debian 12) are fetched;
@@ -108,10 +109,22 @@ async function unpackPackages(dir: string): Promise<string> {
   const archives = join(dir, "apt", "archives");
   await mkdir(join(lists, "partial"), { recursive: true });
   await mkdir(join(archives, "partial"), { recursive: true });
+  // The hooks the system's configuration runs after `apt-get update` (Debian images clear
+  // /var/cache/apt, desktops refresh their AppStream and PackageKit caches) are about the
+  // system's lists, not ours: they are cleared, so fetching ours changes nothing outside.
+  const noHooks = join(dir, "apt", "no-hooks.conf");
+  await writeFile(
+    noHooks,
+    ["Pre-Invoke", "Post-Invoke", "Post-Invoke-Success"]
+      .map((hook) => `#clear APT::Update::${hook};\n`)
+      .join(""),
+  );
   // Private lists and caches; no lock on the system's dpkg database (nothing is installed);
   // downloads run as the current user (apt's `_apt` sandbox user cannot write to a home cache).
   const apt = [
     "-qq",
+    "-c",
+    noHooks,
     "-o",
     `Dir::State::Lists=${lists}`,
     "-o",
@@ -168,7 +181,7 @@ async function unpackPackages(dir: string): Promise<string> {
 
 /** `ldconfig` lives in /sbin, which a non-root PATH may not include. */
 function ldconfig(): string {
-  return process.getuid?.() === 0 ? "ldconfig" : "/sbin/ldconfig";
+  return "/sbin/ldconfig";
 }
 
 /** Runs a tool with its output on our stderr (stdout is reserved for `infra:up`'s lines). */
