@@ -3,8 +3,8 @@
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking, and the repository's
  *      own hygiene (no outside citations, npm scripts run files that exist, no unused
  *      production dependency);
- *   2. unit, RPC and port contract suites (with a private FerretDB and a private Kafka for
- *      the MongoDB and Kafka adapters);
+ *   2. unit, RPC and port contract suites (with a private FerretDB, a private Kafka and a
+ *      private ClickHouse 18.16 for the MongoDB, Kafka and ClickHouse adapters);
  *   3. the production build: `npm ci --omit=dev` in a copy of the build output, then one
  *      service started with plain node;
  *   4. the Envoy configuration generator and the Envoy edge's own concerns (a real Envoy,
@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startCluster, type RunningCluster } from "./cluster/cluster.js";
 import { deployableServices, type ServiceName } from "./cluster/service-catalog.js";
+import { startClickHouse } from "./infra/clickhouse.js";
 import { startFerretDb } from "./infra/ferretdb.js";
 import { startKafka } from "./infra/kafka.js";
 import { startPlatformProcess, type PlatformProcess } from "./testing/platform-process.js";
@@ -58,9 +59,10 @@ function serviceUrls(urlOf: (service: ServiceName) => string): Record<string, st
 
 const secret = (bytes: number): string => randomBytes(bytes).toString("base64url");
 const scratch = await mkdtemp(join(tmpdir(), "commerce-test-"));
-const [ferret, kafka] = await Promise.all([
+const [ferret, kafka, clickHouse] = await Promise.all([
   startFerretDb({ dataDir: join(scratch, "ferretdb") }),
   startKafka({ dataDir: join(scratch, "kafka") }),
+  startClickHouse({ dataDir: join(scratch, "clickhouse") }),
 ]);
 process.stdout.write(`infrastructure up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 try {
@@ -74,7 +76,7 @@ try {
     "unit, RPC and contract suites",
     bin("mocha"),
     ["services/*/src/**/*.spec.ts", "embedded/src/**/*.spec.ts"],
-    { MONGODB_URL: ferret.url },
+    { MONGODB_URL: ferret.url, CLICKHOUSE_URL: clickHouse.url },
   );
   await step("production build", bin("mocha"), ["scripts/testing/production-build.spec.ts"], {
     KAFKA_BROKERS: kafka.brokers,
@@ -176,7 +178,7 @@ try {
     }
   }
 } finally {
-  await Promise.all([ferret.stop(), kafka.stop()]);
+  await Promise.all([ferret.stop(), kafka.stop(), clickHouse.stop()]);
   await rm(scratch, { recursive: true, force: true });
 }
 

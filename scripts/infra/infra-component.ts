@@ -1,6 +1,6 @@
 /**
- * One piece of local test infrastructure (FerretDB today; Kafka and ClickHouse join the same
- * `infra:up` / `infra:down` commands as further components).
+ * One piece of local test infrastructure (FerretDB, Kafka, ClickHouse), started and stopped by
+ * the `infra:up` / `infra:down` commands.
  *
  * Both operations are idempotent, so the commands can be run again at any time: `up` on a
  * running, healthy component only reports how to reach it, `down` on a stopped one does nothing.

@@ -16,7 +16,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, stat, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { acceptsConnections } from "./processes.js";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
@@ -168,21 +167,6 @@ function runJava(runtime: KafkaRuntime, args: readonly string[]): Promise<void> 
         reject(
           new Error(`${args[0] ?? "java"} failed (${code ?? signal ?? "unknown"}):\n${output.trimEnd()}`),
         );
-    });
-  });
-}
-
-/** A loopback port that was free a moment ago (bound, read and released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen({ host: "127.0.0.1", port: 0, exclusive: true }, () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === "object" && address !== null) resolve(address.port);
-        else reject(new Error("no port from the probe server"));
-      });
     });
   });
 }

@@ -17,7 +17,6 @@ import type { InfraComponent } from "./infra-component.js";
 import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
 import {
   brokersAt,
-  freePort,
   kafkaAnswers,
   kafkaBrokerArgs,
   kafkaMainClass,
@@ -25,6 +24,7 @@ import {
 } from "./kafka-broker.js";
 import { ensureKafkaRuntime, kafkaLauncherClass, type KafkaRuntime } from "./kafka-runtime.js";
 import {
+  freePort,
   isAlive,
   readLivePid,
   startDetached,

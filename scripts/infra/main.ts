@@ -5,6 +5,7 @@
  * `up` prints shell-sourceable `NAME=value` lines on stdout and nothing else (progress goes to
  * stderr), so `eval "$(npm run -s infra:up)"` sets the variables the tests read.
  */
+import { createClickHouseComponent, readClickHouseInfraConfig } from "./clickhouse.js";
 import { createFerretDbComponent } from "./ferretdb.js";
 import type { InfraComponent } from "./infra-component.js";
 import { readInfraConfig } from "./infra-config.js";
@@ -43,6 +44,7 @@ async function main(command: string | undefined): Promise<void> {
   const components: readonly InfraComponent[] = [
     createFerretDbComponent(config, logger("ferretdb")),
     createKafkaComponent(config, readKafkaInfraConfig(process.env), logger("kafka")),
+    createClickHouseComponent(config, readClickHouseInfraConfig(process.env), logger("clickhouse")),
   ];
   switch (command) {
     case "up":

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
-import { Socket, connect } from "node:net";
+import { Socket, connect, createServer } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 
 /**
@@ -87,10 +87,16 @@ export async function startDetached(options: {
   readonly args: readonly string[];
   readonly logFile: string;
   readonly pidFile: string;
+  /** Variables added to this process's environment. */
+  readonly env?: Readonly<Record<string, string>>;
 }): Promise<DetachedProcess> {
   const log = openSync(options.logFile, "w");
   try {
-    const child = spawn(options.command, options.args, { detached: true, stdio: ["ignore", log, log] });
+    const child = spawn(options.command, options.args, {
+      detached: true,
+      stdio: ["ignore", log, log],
+      env: { ...process.env, ...options.env },
+    });
     const exited = new Promise<number | string>((resolve, reject) => {
       child.once("error", reject);
       child.once("exit", (code, signal) => {
@@ -276,4 +282,19 @@ export function superviseChild(child: ChildProcess, graceMs: number): Supervised
       }
     },
   };
+}
+
+/** A loopback port that was free a moment ago (bound, read and released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen({ host: "127.0.0.1", port: 0, exclusive: true }, () => {
+      const address = server.address();
+      server.close(() => {
+        if (typeof address === "object" && address !== null) resolve(address.port);
+        else reject(new Error("no port from the probe server"));
+      });
+    });
+  });
 }

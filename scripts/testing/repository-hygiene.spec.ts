@@ -4,7 +4,10 @@
  *     works from are restated in docs/, which is what the code cites);
  *   - every npm script runs a file that exists;
  *   - every production dependency is used by production code (a declared, unused dependency
- *     is weight and attack surface in every image).
+ *     is weight and attack surface in every image);
+ *   - the lockfile names every optional dependency of the packages it holds, so that `npm ci`
+ *     on a clean clone accepts it (docs/decisions.md, "Analytics store": npm leaves out the
+ *     platform packages the registry does not serve, and `npm ci` then refuses the lockfile).
  */
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
@@ -22,6 +25,10 @@ function trackedFiles(): string[] {
 
 const textFile = /\.(ts|js|mjs|cjs|json|md|yaml|yml|proto|lua|txt)$|(^|\/)[A-Za-z]+file$/;
 const testCode = /(\.spec\.ts|\.contract\.ts)$|(^|\/)(testing|test|scripts)\//;
+
+interface LockedPackage {
+  readonly optionalDependencies?: Record<string, string>;
+}
 
 interface PackageJson {
   readonly scripts: Record<string, string>;
@@ -63,4 +70,22 @@ describe("the repository", () => {
     const unused = Object.keys(dependencies).filter((name) => !production.includes(`"${name}`));
     expect(unused).to.deep.equal([]);
   });
+
+  it("lists every optional dependency of its packages in the lockfile, as npm ci requires", () => {
+    const { packages } = JSON.parse(read("package-lock.json")) as { packages: Record<string, LockedPackage> };
+    const missing = Object.entries(packages).flatMap(([path, locked]) =>
+      Object.keys(locked.optionalDependencies ?? {})
+        .filter((name) => !resolvable(packages, path, name))
+        .map((name) => `${path || "(root)"} → ${name}`),
+    );
+    expect(missing).to.deep.equal([]);
+  });
 });
+
+/** True when `name`, required from the package at `path`, has a lockfile entry Node would find. */
+function resolvable(packages: Record<string, LockedPackage>, path: string, name: string): boolean {
+  for (let dir = path; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/node_modules/")))) {
+    if (`${dir === "" ? "" : `${dir}/`}node_modules/${name}` in packages) return true;
+    if (dir === "") return false;
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * ClickHouse 18.16 from Debian's package, the analytics store of our tests (docs/architecture.md
+ * §6: real infrastructure on loopback, no containers). See clickhouse-runtime.ts for how the
+ * package is fetched and cached without installing it, and clickhouse-server.ts for the
+ * server's settings.
+ *
+ * Two ways in, as for FerretDB and Kafka:
+ *   - `createClickHouseComponent`: the shared instance of `npm run infra:up`, detached, on a
+ *     fixed port (`CLICKHOUSE_PORT`, default 18123), data under `<repo>/.infra/clickhouse/data`;
+ *   - `startClickHouse`: a private instance for one test run, on a free port, tied to the
+ *     caller's lifetime (its launcher stops it when the caller's end of its stdin closes).
+ */
+import { spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import {
+  clickHouseAnswers,
+  clickHouseLogFile,
+  clickHouseServerArgs,
+  clickHouseUrlAt,
+  prepareClickHouse,
+} from "./clickhouse-server.js";
+import { ensureClickHouseRuntime, type ClickHouseRuntime } from "./clickhouse-runtime.js";
+import type { InfraComponent } from "./infra-component.js";
+import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
+import {
+  freePort,
+  isAlive,
+  readLivePid,
+  startDetached,
+  stopDetached,
+  stopProcess,
+  superviseChild,
+  tailOf,
+  waitUntil,
+} from "./processes.js";
+
+/** ClickHouse answers within a second; more on a busy box. */
+const startTimeoutMs = 30_000;
+/** It flushes and stops its merges on SIGTERM: well under a second when idle. */
+const stopGraceMs = 15_000;
+/** Ties the server to its starter's lifetime (see the script). */
+const launcher = join(import.meta.dirname, "clickhouse", "run-while-stdin-open.sh");
+/** What identifies our server in a process listing (`readLivePid`). */
+const processSignature = "clickhouse-server";
+
+/** The ClickHouse part of the infrastructure configuration, read once from the environment. */
+export interface ClickHouseInfraConfig {
+  /** `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`: the unpacked packages. */
+  readonly cacheRoot: string;
+  /** HTTP port of the shared server (`CLICKHOUSE_PORT`, default 18123). */
+  readonly port: number;
+}
+
+/** Beside the FerretDB binaries and the Kafka jars. */
+function defaultCacheRoot(env: NodeJS.ProcessEnv): string {
+  return dirname(defaultBinDir(env));
+}
+
+/** Reads and checks the ClickHouse settings of `infra:up` once, at start. */
+export function readClickHouseInfraConfig(env: NodeJS.ProcessEnv): ClickHouseInfraConfig {
+  const raw = env["CLICKHOUSE_PORT"];
+  const port = raw === undefined || raw === "" ? 18123 : Number(raw);
+  if (raw !== undefined && raw !== "" && (!/^\d+$/.test(raw) || port < 1 || port > 65535)) {
+    throw new InfraConfigError(`CLICKHOUSE_PORT must be a TCP port between 1 and 65535, got "${raw}"`);
+  }
+  return { cacheRoot: defaultCacheRoot(env), port };
+}
+
+/** The shared instance behind `npm run infra:up` / `infra:down`. */
+export function createClickHouseComponent(
+  config: InfraConfig,
+  clickHouse: ClickHouseInfraConfig,
+  log: (message: string) => void,
+): InfraComponent {
+  const dir = join(config.stateDir, "clickhouse");
+  const pidFile = join(dir, "clickhouse.pid");
+  const outputFile = join(dir, "clickhouse.out");
+  const url = clickHouseUrlAt(clickHouse.port);
+  const answers = () => clickHouseAnswers(url, 1_000);
+
+  return {
+    name: "clickhouse",
+
+    async up() {
+      const env = { CLICKHOUSE_URL: url };
+      const running = await readLivePid(pidFile, processSignature);
+      if (running !== undefined) {
+        // It may still be starting (a concurrent `up`), so give it the start timeout.
+        if (await waitUntil(answers, { timeoutMs: startTimeoutMs, intervalMs: 100 })) {
+          log(`already running (pid ${running}) at ${url}`);
+          return env;
+        }
+        throw new Error(
+          `ClickHouse (pid ${running}) runs but does not answer at ${url}; ` +
+            `run "npm run infra:down" and retry (log: ${clickHouseLogFile(dir)})`,
+        );
+      }
+
+      const runtime = await ensureClickHouseRuntime({ cacheRoot: clickHouse.cacheRoot, log });
+      const started = performance.now();
+      const configFile = await prepareClickHouse({ dir, port: clickHouse.port });
+      const server = await startDetached({
+        command: runtime.binary,
+        args: clickHouseServerArgs(configFile),
+        logFile: outputFile,
+        pidFile,
+        env: runtime.env,
+      });
+      const ready = await waitUntil(answers, {
+        timeoutMs: startTimeoutMs,
+        intervalMs: 50,
+        abort: server.exited,
+      });
+      // Alive as well as answering: if our server could not bind, another one answers.
+      if (!ready || !isAlive(server.pid)) {
+        await stopProcess(server.pid, 2_000);
+        await rm(pidFile, { force: true });
+        throw new Error(
+          `ClickHouse did not start at ${url}; last lines of ${clickHouseLogFile(dir)}:\n` +
+            `${await tailOf(clickHouseLogFile(dir), 20)}\n${await tailOf(outputFile, 5)}`,
+        );
+      }
+      const seconds = ((performance.now() - started) / 1000).toFixed(2);
+      log(
+        `ClickHouse ${runtime.version} started (pid ${server.pid}) at ${url} in ${seconds} s, data in ${dir}`,
+      );
+      return env;
+    },
+
+    down: () => stopDetached(pidFile, processSignature, stopGraceMs, log),
+  };
+}
+
+/** A private server for one test run (see `startClickHouse`). */
+export interface ClickHouseOptions {
+  /**
+   * The instance's directory (created if missing): configuration, logs, and the data under
+   * `data/`. A fresh directory gives an empty server; starting again on the same directory
+   * brings back its tables.
+   */
+  readonly dataDir: string;
+  /** HTTP port on 127.0.0.1; a free one by default. */
+  readonly port?: number;
+  /** Defaults to the per-user cache of this process's environment. */
+  readonly cacheRoot?: string;
+  /** Install progress; defaults to stderr. */
+  readonly log?: (message: string) => void;
+}
+
+/** A running private server; the caller owns it and stops it. */
+export interface ClickHouseInstance {
+  /** `http://127.0.0.1:<port>`, the value of `CLICKHOUSE_URL`. */
+  readonly url: string;
+  readonly pid: number;
+  /** SIGTERM, then SIGKILL after a grace period; resolves once it has exited. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a private ClickHouse for one test run and resolves once it answers `/ping`.
+ *
+ * Ports: ClickHouse cannot report a port it picked itself, so a free one is found first by
+ * binding port 0; if another process takes it in between, the start is retried on a new one.
+ *
+ * The instance cannot outlive the caller: its launcher stops the server when its stdin reaches
+ * end of file, which happens when the caller exits, even on a crash. Its handles are unref'd,
+ * so forgetting `stop()` does not keep the caller alive either.
+ */
+export async function startClickHouse(options: ClickHouseOptions): Promise<ClickHouseInstance> {
+  const log = options.log ?? ((message: string) => process.stderr.write(`clickhouse: ${message}\n`));
+  const runtime = await ensureClickHouseRuntime({
+    cacheRoot: options.cacheRoot ?? defaultCacheRoot(process.env),
+    log,
+  });
+  const attempts = options.port === undefined ? 3 : 1;
+  for (let attempt = 1; ; attempt += 1) {
+    const port = options.port ?? (await freePort());
+    try {
+      return await launch(runtime, options.dataDir, port);
+    } catch (error) {
+      const portTaken = error instanceof Error && error.message.includes("Address already in use");
+      if (!portTaken || attempt >= attempts) throw error;
+      log(`port ${port} was taken before the server bound it, retrying on another port`);
+    }
+  }
+}
+
+async function launch(runtime: ClickHouseRuntime, dir: string, port: number): Promise<ClickHouseInstance> {
+  const configFile = await prepareClickHouse({ dir, port });
+  const logFile = clickHouseLogFile(dir);
+  const url = clickHouseUrlAt(port);
+  const child = spawn(launcher, [runtime.binary, ...clickHouseServerArgs(configFile)], {
+    stdio: ["pipe", "ignore", "pipe"],
+    env: { ...process.env, ...runtime.env },
+  });
+  let stderrTail = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-4_000);
+  });
+  const supervised = superviseChild(child, stopGraceMs);
+  const { exited, spawnFailed, stop } = supervised;
+
+  const describeFailure = async (why: string) => {
+    const tail = [await tailOf(logFile, 20), stderrTail.trimEnd()].filter((text) => text !== "").join("\n");
+    return new Error(`ClickHouse (${logFile}) ${why}${tail === "" ? "" : `:\n${tail}`}`);
+  };
+
+  try {
+    const ready = await Promise.race([
+      waitUntil(() => clickHouseAnswers(url, 1_000), {
+        timeoutMs: startTimeoutMs,
+        intervalMs: 50,
+        abort: exited,
+      }),
+      spawnFailed,
+    ]);
+    const exit = supervised.exit();
+    if (!ready || exit !== undefined) {
+      throw await describeFailure(
+        exit === undefined
+          ? `does not answer at ${url} after ${startTimeoutMs / 1000} s`
+          : `exited before it was ready (${exit.code ?? exit.signal ?? "unknown"})`,
+      );
+    }
+    const pid = child.pid;
+    if (pid === undefined) throw await describeFailure("has no pid");
+
+    supervised.release();
+    return { url, pid, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The analytics store in process: chDB (ClickHouse 26 as a library, npm `chdb` with its prebuilt
+ * `@chdb/lib-linux-x64-gnu`), for embedded mode, with its data in a folder (under `DATA_DIR`) so
+ * it survives a restart. The same SQL as on a ClickHouse server (docs/architecture.md §6).
+ *
+ * chDB serves one data directory per process: opening a second folder while a store on another
+ * is open fails ("only one active data directory per process"). Stores opened on the same folder
+ * share the engine, and closing one leaves the others working, so the stream processor and the
+ * Analytics service of the embedded platform may each open their own.
+ *
+ * Engine settings, given when the session opens, so that chDB 26 behaves like ClickHouse 18.16
+ * wherever their defaults differ (docs/decisions.md, "Analytics store"):
+ *   - `session_timezone=UTC`: functions without a zone (`now()`, `today()`) work in UTC,
+ *     whatever the machine's zone (our server runs with `timezone` UTC);
+ *   - `input_format_skip_unknown_fields=0`: an insert naming a column the table lacks fails,
+ *     as on 18.16, instead of dropping the value silently;
+ *   - `input_format_defaults_for_omitted_fields=0`: a column an insert omits gets its type's
+ *     zero, as on 18.16, not its DEFAULT expression: code that forgets a column fails the
+ *     contract suite here as it would on a server;
+ *   - `output_format_json_quote_64bit_integers=1`: Int64 and UInt64 as strings, as on 18.16.
+ */
+import { mkdirSync } from "node:fs";
+import { Session } from "chdb";
+import type { AnalyticsRow, AnalyticsStore, ResultRow } from "./analytics-store.js";
+import { AnalyticsStoreError, type AnalyticsOperation } from "./analytics-store-error.js";
+import { encodeJsonEachRow } from "./json-each-row.js";
+import { plainIdentifier, type Sql } from "./sql.js";
+
+export interface ChdbAnalyticsStoreOptions {
+  /** The engine's data folder; created if missing. */
+  readonly dataDir: string;
+}
+
+const engineSettings = [
+  "--session_timezone=UTC",
+  "--input_format_skip_unknown_fields=0",
+  "--input_format_defaults_for_omitted_fields=0",
+  "--output_format_json_quote_64bit_integers=1",
+];
+
+/** Opens the store on `dataDir`; throws `AnalyticsStoreError` if chDB cannot open it. */
+export function openChdbAnalyticsStore(options: ChdbAnalyticsStoreOptions): AnalyticsStore {
+  let session: Session;
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+    session = new Session(options.dataDir, { connectionArgs: engineSettings });
+  } catch (error) {
+    throw new AnalyticsStoreError("open", error);
+  }
+  let closed = false;
+
+  async function attempt<T>(operation: AnalyticsOperation, work: () => Promise<T>): Promise<T> {
+    if (closed) throw new AnalyticsStoreError(operation, new Error("the analytics store is closed"));
+    try {
+      return await work();
+    } catch (error) {
+      throw new AnalyticsStoreError(operation, error);
+    }
+  }
+
+  return {
+    command: (statement: Sql) =>
+      attempt("command", async () => {
+        await session.queryAsync(statement.text, { format: "TabSeparated" });
+      }),
+
+    async insert(table: string, rows: readonly AnalyticsRow[]) {
+      const target = plainIdentifier(table);
+      if (rows.length === 0) return;
+      const payload = Buffer.from(encodeJsonEachRow(rows));
+      await attempt("insert", async () => {
+        await session.insert({ table: target, values: payload, format: "JSONEachRow" });
+      });
+    },
+
+    query: <T extends ResultRow>(statement: Sql) =>
+      attempt("query", async () => {
+        const text = (await session.queryAsync(statement.text, { format: "JSONEachRow" })).text();
+        return text
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line) as T);
+      }),
+
+    async ping() {
+      if (closed) return false;
+      try {
+        await session.queryAsync("SELECT 1", { format: "TabSeparated" });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    close() {
+      if (!closed) {
+        closed = true;
+        session.close();
+      }
+      return Promise.resolve();
+    },
+  };
+}
