@@ -40,7 +40,7 @@ const startTimeoutMs = 30_000;
 /** It flushes and stops its merges on SIGTERM: well under a second when idle. */
 const stopGraceMs = 15_000;
 /** Ties the server to its starter's lifetime (see the script). */
-const launcher = join(import.meta.dirname, "clickhouse", "run-while-stdin-open.sh");
+const launcher = join(import.meta.dirname, "run-while-stdin-open.sh");
 /** What identifies our server in a process listing (`readLivePid`). */
 const processSignature = "clickhouse-server";
 

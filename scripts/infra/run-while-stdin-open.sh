@@ -2,8 +2,8 @@
 # Runs a server until this script's stdin reaches end of file, which happens when the process
 # that started it exits, even by a crash; then stops the server with SIGTERM and waits for it.
 # A SIGTERM to this script stops the server the same way, and the script exits when the server
-# does, with its status. ClickHouse has no such option of its own (Kafka's and FerretDB's
-# launchers have it built in).
+# does, with its status. For servers that have no such option of their own (ClickHouse, the
+# Kubernetes control plane); Kafka's and FerretDB's launchers have it built in.
 set -u
 "$@" </dev/null &
 server=$!
