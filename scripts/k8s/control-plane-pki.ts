@@ -38,7 +38,7 @@ async function openssl(args: readonly string[]): Promise<void> {
     await runOpenssl("openssl", args);
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? "";
-    throw new Error(`openssl ${args[0] ?? ""} failed: ${stderr.trim() || String(error)}`);
+    throw new Error(`openssl ${args[0] ?? ""} failed: ${stderr.trim() || String(error)}`, { cause: error });
   }
 }
 
