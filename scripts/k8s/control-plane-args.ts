@@ -40,6 +40,9 @@ export function apiServerArgs(options: {
     `--etcd-servers=http://127.0.0.1:${options.etcdPort}`,
     "--bind-address=127.0.0.1",
     "--advertise-address=127.0.0.1",
+    // The endpoint reconciler refuses a loopback address, and nothing in a fake pod calls the
+    // `kubernetes` Service anyway: it keeps no endpoints.
+    "--endpoint-reconciler-type=none",
     `--secure-port=${options.port}`,
     `--cert-dir=${options.certDir}`,
     `--tls-cert-file=${pki.serverCert}`,
