@@ -27,6 +27,8 @@ import { ensureControlPlaneTools } from "./kube-tools.js";
 const launcher = join(import.meta.dirname, "..", "infra", "run-while-stdin-open.sh");
 const startTimeoutMs = 60_000;
 const stopGraceMs = 10_000;
+/** The launcher's own grace period, for when this process is gone and cannot send SIGKILL. */
+const launcherGraceSeconds = 5;
 
 export interface ControlPlaneOptions {
   /** Holds the PKI, etcd's data, the kubeconfig and the logs; created if missing. */
@@ -59,7 +61,9 @@ function startComponent(name: string, binary: string, args: readonly string[], l
   const logFile = join(logDir, `${name}.log`);
   const log = openSync(logFile, "w");
   try {
-    const child = spawn(launcher, [binary, ...args], { stdio: ["pipe", log, log] });
+    const child = spawn(launcher, [`--kill-after=${launcherGraceSeconds}`, binary, ...args], {
+      stdio: ["pipe", log, log],
+    });
     const process = superviseChild(child, stopGraceMs);
     process.release();
     return { name, logFile, process };
