@@ -8,7 +8,9 @@
  *   3. the production build: `npm ci --omit=dev` in a copy of the build output, then one
  *      service started with plain node;
  *   4. the Envoy configuration generator and the Envoy edge's own concerns (a real Envoy,
- *      fetched and cached on first use), and the topology's process supervision;
+ *      fetched and cached on first use), and the topology's process supervision; then a private
+ *      Kubernetes control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok fake
+ *      nodes; built from Go modules and cached on first use) that helm installs a chart on;
  *   5. crash recovery: the platform killed under order load gives leaked stock back in time, and
  *      killed in the middle of a payment create converges on one gateway order and one payment;
  *   6. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
@@ -85,6 +87,12 @@ try {
     "scripts/envoy/**/*.spec.ts",
     "scripts/cluster/**/*.spec.ts",
     "test/envoy/**/*.spec.ts",
+  ]);
+
+  // The first run builds the Kubernetes tools from the Go module proxy (about 11 minutes on two
+  // cores, printed per tool); later runs find them in the per-user cache.
+  await step("Kubernetes toolchain: control plane on kwok nodes, helm install --wait", bin("mocha"), [
+    "scripts/k8s/**/*.spec.ts",
   ]);
 
   await step("crash recovery: leaked stock returns, a payment converges (embedded)", bin("mocha"), [
