@@ -11,7 +11,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { startControlPlane, type ControlPlane } from "./control-plane.js";
 import { kubeRequest, type KubeAccess } from "./kube-api.js";
 import { ensureHelm } from "./helm.js";
-import { defaultKubeCacheRoot, toolBuildContext } from "./cached-tool.js";
+import { kubeToolContext } from "./kube-tools.js";
 import { helmEnvironment, runTool } from "./run-tool.js";
 
 interface Deployment {
@@ -99,9 +99,7 @@ describe("startControlPlane", function () {
 
   before(async () => {
     scratch = await mkdtemp(join(tmpdir(), "control-plane-spec-"));
-    helm = await ensureHelm(
-      toolBuildContext(defaultKubeCacheRoot(process.env), (message) => process.stderr.write(`${message}\n`)),
-    );
+    helm = await ensureHelm(kubeToolContext());
     started = await startControlPlane({ dataDir: join(scratch, "control-plane"), nodes: 2 });
   });
 

@@ -4,7 +4,7 @@
  * (docs/decisions.md, "Kubernetes tooling", for the measured times); a warm one, nothing.
  * Tools are built one after the other: each Go build already uses every core.
  */
-import { defaultKubeCacheRoot, toolBuildContext } from "./cached-tool.js";
+import { defaultKubeCacheRoot, toolBuildContext, type ToolBuildContext } from "./cached-tool.js";
 import { ensureEtcd } from "./etcd.js";
 import { ensureHelm } from "./helm.js";
 import { ensureControlPlaneBinaries, type ControlPlaneCommand } from "./kube-control-plane-binaries.js";
@@ -34,7 +34,8 @@ const defaultLog = (message: string): void => {
   process.stderr.write(`k8s tools: ${message}\n`);
 };
 
-function contextOf(options: KubeToolsOptions) {
+/** The build context of one tool's `ensure…` (helm.ts, kubeconform.ts, …) for these options. */
+export function kubeToolContext(options: KubeToolsOptions = {}): ToolBuildContext {
   return toolBuildContext(
     options.cacheRoot ?? defaultKubeCacheRoot(process.env),
     options.log ?? defaultLog,
@@ -46,7 +47,7 @@ function contextOf(options: KubeToolsOptions) {
 export async function ensureControlPlaneTools(
   options: KubeToolsOptions = {},
 ): Promise<Pick<KubeTools, "etcd" | "controlPlane" | "kwok">> {
-  const context = contextOf(options);
+  const context = kubeToolContext(options);
   const etcd = await ensureEtcd(context);
   const controlPlane = await ensureControlPlaneBinaries(context);
   const kwok = await ensureKwok(context);
@@ -55,7 +56,7 @@ export async function ensureControlPlaneTools(
 
 /** Every tool, built if the cache lacks it. */
 export async function ensureKubeTools(options: KubeToolsOptions = {}): Promise<KubeTools> {
-  const context = contextOf(options);
+  const context = kubeToolContext(options);
   const helm = await ensureHelm(context);
   const kubeconform = await ensureKubeconform(context);
   const controlPlaneTools = await ensureControlPlaneTools(options);

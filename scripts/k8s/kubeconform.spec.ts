@@ -3,8 +3,8 @@
  * accepts passes, a misspelt field or an unknown kind fails.
  */
 import { expect } from "chai";
-import { defaultKubeCacheRoot, toolBuildContext } from "./cached-tool.js";
 import { ensureKubeconform, type Kubeconform } from "./kubeconform.js";
+import { kubeToolContext } from "./kube-tools.js";
 import { runTool } from "./run-tool.js";
 
 const deployment = (extra: string) => `apiVersion: apps/v1
@@ -55,8 +55,7 @@ describe("kubeconform with the Kubernetes 1.37 strict schemas", function () {
   let kubeconform: Kubeconform;
 
   before(async () => {
-    const log = (message: string) => process.stderr.write(`${message}\n`);
-    kubeconform = await ensureKubeconform(toolBuildContext(defaultKubeCacheRoot(process.env), log));
+    kubeconform = await ensureKubeconform(kubeToolContext());
   });
 
   const validate = (manifests: readonly string[]) =>
