@@ -91,9 +91,11 @@ try {
 
   // The first run builds the Kubernetes tools from the Go module proxy (about 11 minutes on two
   // cores, printed per tool); later runs find them in the per-user cache.
-  await step("Kubernetes toolchain: control plane on kwok nodes, helm install --wait", bin("mocha"), [
-    "scripts/k8s/**/*.spec.ts",
-  ]);
+  await step(
+    "Kubernetes toolchain: strict schemas, control plane on kwok nodes, helm install --wait",
+    bin("mocha"),
+    ["scripts/k8s/**/*.spec.ts"],
+  );
 
   await step("crash recovery: leaked stock returns, a payment converges (embedded)", bin("mocha"), [
     "test/crash/**/*.spec.ts",
