@@ -117,7 +117,7 @@ export async function startPlatform({
       peerSecretSha256: sha256(config.peerSecret),
     }),
     revoked,
-    isReady: () => ready,
+    isReady: () => ready && modules.every((module) => module.isHealthy?.() ?? true),
   });
 
   const { host: address } = config.process;
