@@ -205,13 +205,13 @@ class EmbeddedBus implements EventBus {
     if (this.#closed) throw new Error("the embedded event bus is closed");
     assertBusName("group", group, "deleteGroup");
     const prefix = `${group}\u0000`;
-    const keys = [...this.#cursors.keys()].filter((key) => key.startsWith(prefix));
-    const cursors = await Promise.all(keys.map((key) => this.#cursors.get(key)));
-    if (cursors.some((cursor) => cursor?.hasMembers())) {
+    const opened = [...this.#cursors].filter(([key]) => key.startsWith(prefix));
+    const cursors = await Promise.all(opened.map(([, cursor]) => cursor));
+    if (cursors.some((cursor) => cursor.hasMembers())) {
       throw new Error(`embedded bus: group ${group} still has a subscription; close it first`);
     }
-    for (const key of keys) this.#cursors.delete(key);
-    await Promise.all(cursors.map((cursor) => cursor?.stop()));
+    for (const [key] of opened) this.#cursors.delete(key);
+    await Promise.all(cursors.map((cursor) => cursor.stop()));
     await this.#settings.offsets.forget(group);
   }
 
