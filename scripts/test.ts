@@ -13,10 +13,11 @@
  *      nodes; built from Go modules and cached on first use) that helm installs a chart on;
  *   5. crash recovery: the platform killed under order load gives leaked stock back in time, and
  *      killed in the middle of a payment create converges on one gateway order and one payment;
- *   6. the black-box acceptance suite over HTTP against the platform in embedded mode (with the
- *      service-port suite against its services' port), on FerretDB with the embedded bus, and
- *      on FerretDB with Kafka;
- *   7. the multi-process topology on FerretDB + Kafka, two replicas of Product and Order, behind
+ *   6. the black-box acceptance suite over HTTP against the platform in embedded mode (chDB;
+ *      with the service-port suite against its services' port), on FerretDB with the embedded
+ *      bus, and on FerretDB with Kafka (both with ClickHouse);
+ *   7. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
+ *      and Order, behind
  *      a real Envoy: the acceptance suite through Envoy and the service-port suite against the
  *      services' own ports; no process may exit meanwhile.
  * Prints how long each step took, and ends with one line of totals.
@@ -26,7 +27,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startCluster, type RunningCluster } from "./cluster/cluster.js";
-import { deployableServices, type ServiceName } from "./cluster/service-catalog.js";
+import { deployableServices, serviceUrlVariable, type ServiceName } from "./cluster/service-catalog.js";
 import { startClickHouse } from "./infra/clickhouse.js";
 import { startFerretDb } from "./infra/ferretdb.js";
 import { startKafka } from "./infra/kafka.js";
@@ -55,17 +56,24 @@ function failedToStart(title: string, error: unknown): void {
 /** `<NAME>_SERVICE_URL` of every deployable service, as the service-port suite reads them. */
 function serviceUrls(urlOf: (service: ServiceName) => string): Record<string, string> {
   return Object.fromEntries(
-    deployableServices.map(({ name }) => [`${name.toUpperCase()}_SERVICE_URL`, urlOf(name)]),
+    deployableServices.filter((s) => s.routed).map(({ name }) => [serviceUrlVariable(name), urlOf(name)]),
   );
 }
 
 const secret = (bytes: number): string => randomBytes(bytes).toString("base64url");
 const scratch = await mkdtemp(join(tmpdir(), "commerce-test-"));
-const [ferret, kafka, clickHouse] = await Promise.all([
+// Two FerretDB servers: the acceptance suite compares the analytics figures with the documents,
+// so each deployment's documents, events and analytics must come from the same history. The
+// FerretDB mode (embedded bus) gets one of its own; the FerretDB + Kafka mode and the cluster
+// share the other, with the same Kafka and the same ClickHouse database (the analytics
+// processor's consumer group, in Kafka, remembers how far that database got).
+const [ferret, ferretOfEmbeddedBus, kafka, clickHouse] = await Promise.all([
   startFerretDb({ dataDir: join(scratch, "ferretdb") }),
+  startFerretDb({ dataDir: join(scratch, "ferretdb-embedded-bus") }),
   startKafka({ dataDir: join(scratch, "kafka") }),
   startClickHouse({ dataDir: join(scratch, "clickhouse") }),
 ]);
+const analyticsOnKafka = `${clickHouse.url}/acceptance_kafka`;
 process.stdout.write(`infrastructure up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 try {
   await step("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
@@ -112,8 +120,14 @@ try {
   };
   const modes: [string, NodeJS.ProcessEnv][] = [
     ["embedded", {}],
-    ["FerretDB", { MONGODB_URL: ferret.url }],
-    ["FerretDB + Kafka", { MONGODB_URL: ferret.url, KAFKA_BROKERS: kafka.brokers }],
+    [
+      "FerretDB, ClickHouse",
+      { MONGODB_URL: ferretOfEmbeddedBus.url, CLICKHOUSE_URL: `${clickHouse.url}/acceptance_ferretdb` },
+    ],
+    [
+      "FerretDB + Kafka, ClickHouse",
+      { MONGODB_URL: ferret.url, KAFKA_BROKERS: kafka.brokers, CLICKHOUSE_URL: analyticsOnKafka },
+    ],
   ];
   for (const [mode, env] of modes) {
     const title = `acceptance (${mode})`;
@@ -146,7 +160,7 @@ try {
     }
   }
 
-  const topology = "Envoy → services, FerretDB + Kafka, 2 × product and order";
+  const topology = "Envoy → services, FerretDB + Kafka, ClickHouse, 2 × product and order";
   let cluster: RunningCluster | undefined;
   try {
     cluster = await startCluster({
@@ -161,6 +175,7 @@ try {
         ADMIN_PASSWORD: deployment.ADMIN_PASSWORD,
         PAYMENT_KEY_SECRET: deployment.PAYMENT_KEY_SECRET,
         PAYMENT_WEBHOOK_SECRET: deployment.PAYMENT_WEBHOOK_SECRET,
+        CLICKHOUSE_URL: analyticsOnKafka,
       },
       replicas: { product: 2, order: 2 },
       logLevel: "warn",
@@ -188,7 +203,7 @@ try {
     }
   }
 } finally {
-  await Promise.all([ferret.stop(), kafka.stop(), clickHouse.stop()]);
+  await Promise.all([ferret.stop(), ferretOfEmbeddedBus.stop(), kafka.stop(), clickHouse.stop()]);
   await rm(scratch, { recursive: true, force: true });
 }
 

@@ -47,6 +47,7 @@ describe("loadEmbeddedConfig", () => {
       kafkaBrokers: undefined,
       kafkaPartitions: 3,
     });
+    expect(config.analyticsStore).to.deep.equal({ clickHouse: undefined, chdbDir: "/srv/.data/analytics" });
     expect(config.auth.jwtTtlSeconds).to.equal(3600);
     expect(config.auth.jwtKey.length).to.equal(86); // 64 random bytes, base64url
     expect(config.currency).to.equal("INR");
@@ -90,6 +91,7 @@ describe("loadEmbeddedConfig", () => {
         MONGODB_URL: "mongodb://db:27017/",
         KAFKA_BROKERS: "k1:9092, k2:9092",
         KAFKA_PARTITIONS: "6",
+        CLICKHOUSE_URL: "http://analytics:secret@clickhouse:8123/shop_figures",
         LOG_LEVEL: "debug",
       },
       "/srv",
@@ -117,7 +119,24 @@ describe("loadEmbeddedConfig", () => {
       kafkaBrokers: ["k1:9092", "k2:9092"],
       kafkaPartitions: 6,
     });
+    expect(config.analyticsStore).to.deep.equal({
+      clickHouse: { url: "http://analytics:secret@clickhouse:8123", database: "shop_figures" },
+      chdbDir: "/var/lib/commerce/analytics",
+    });
     expect(config.process.logLevel).to.equal("debug");
+  });
+
+  it("puts ClickHouse's tables in commerce_analytics unless CLICKHOUSE_URL's path names a database", () => {
+    const load = (url: string) =>
+      loadEmbeddedConfig({ CLICKHOUSE_URL: url }, "/srv", memorySecrets().source).analyticsStore.clickHouse;
+    expect(load("http://127.0.0.1:8123")).to.deep.equal({
+      url: "http://127.0.0.1:8123",
+      database: "commerce_analytics",
+    });
+    expect(load("https://ch.example.com/")).to.deep.equal({
+      url: "https://ch.example.com",
+      database: "commerce_analytics",
+    });
   });
 
   it("generates no admin on a real database: the operator's accounts live there", () => {
@@ -142,13 +161,14 @@ describe("loadEmbeddedConfig", () => {
           MONGODB_URL: "postgres://db",
           KAFKA_BROKERS: "k1",
           KAFKA_PARTITIONS: "0",
+          CLICKHOUSE_URL: "http://clickhouse:8123/a/b",
           LOG_LEVEL: "loud",
         },
         "/srv",
         memorySecrets().source,
       ),
     );
-    expect(problems).to.have.length(14);
+    expect(problems).to.have.length(15);
     for (const name of [
       "PORT",
       "JWT_SECRET",
@@ -163,6 +183,7 @@ describe("loadEmbeddedConfig", () => {
       "MONGODB_URL",
       "KAFKA_BROKERS",
       "KAFKA_PARTITIONS",
+      "CLICKHOUSE_URL",
       "LOG_LEVEL",
     ]) {
       expect(

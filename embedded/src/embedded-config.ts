@@ -5,6 +5,10 @@
  * credentials, an admin account) is generated once and kept under `DATA_DIR/secrets` when unset.
  */
 import { readAuthSettings, type AuthSettings } from "@commerce/auth/auth-settings.js";
+import {
+  readAnalyticsStoreSettings,
+  type AnalyticsStoreSettings,
+} from "@commerce/runtime/analytics/analytics-store-settings.js";
 import { readPaymentSettings, type PaymentSettings } from "@commerce/payment/payment-settings.js";
 import { readProductSettings } from "@commerce/product/product-settings.js";
 import type { ProductOptions } from "@commerce/product/server.js";
@@ -30,6 +34,8 @@ export interface EmbeddedConfig {
   /** The services' own Connect/gRPC port (internal clients, probes); 0 picks a free one. */
   readonly grpcPort: number;
   readonly infra: InfraSettings;
+  /** CLICKHOUSE_URL, or chDB under DATA_DIR: one store for the processor and the service. */
+  readonly analyticsStore: AnalyticsStoreSettings;
   readonly auth: AuthSettings;
   readonly product: ProductOptions;
   /** PAYMENT_CURRENCY. */
@@ -75,10 +81,12 @@ export function loadEmbeddedConfig(
 
   const reader = new EnvReader(filled, cwd);
   const payment = readPaymentSettings(reader);
+  const processSettings = readProcessSettings(reader);
   return reader.finish({
-    process: readProcessSettings(reader),
+    process: processSettings,
     grpcPort: reader.port("GRPC_PORT", 9090),
     infra: readInfraSettings(reader),
+    analyticsStore: readAnalyticsStoreSettings(reader, processSettings.dataDir),
     auth: readAuthSettings(reader),
     product: readProductSettings(reader),
     currency: payment.currency,

@@ -11,6 +11,8 @@
  */
 import type { DescService } from "@bufbuild/protobuf";
 import { join } from "node:path";
+import { buildAnalyticsProcessor } from "@commerce/analytics/processor/processor-module.js";
+import { buildAnalyticsService } from "@commerce/analytics/server.js";
 import { buildAuthService } from "@commerce/auth/server.js";
 import { createEdge } from "@commerce/edge/edge.js";
 import { createTokenVerifier } from "@commerce/edge/token-verifier.js";
@@ -19,6 +21,8 @@ import { buildOrderService } from "@commerce/order/server.js";
 import { buildPaymentService } from "@commerce/payment/server.js";
 import { buildProductService } from "@commerce/product/server.js";
 import { buildUserService } from "@commerce/user/server.js";
+import { openAnalyticsStore } from "@commerce/runtime/analytics/analytics-store-settings.js";
+import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
 import { createEmbeddedBus } from "@commerce/runtime/events/embedded-bus.js";
 import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
 import type { EventBus } from "@commerce/runtime/events/event-bus.js";
@@ -45,7 +49,11 @@ export interface RunningPlatform {
   readonly url: string;
   /** Base URL of the services' own Connect/gRPC port (internal clients, health). */
   readonly grpcUrl: string;
-  readonly mode: { readonly store: "embedded" | "mongodb"; readonly bus: "embedded" | "kafka" };
+  readonly mode: {
+    readonly store: "embedded" | "mongodb";
+    readonly bus: "embedded" | "kafka";
+    readonly analytics: "chdb" | "clickhouse";
+  };
   close(): Promise<void>;
 }
 
@@ -78,6 +86,9 @@ export async function startPlatform({
           logger: logger.child({ component: "kafka" }),
         })
       : await createEmbeddedBus({ dataDir: join(dataDir, "events") });
+  // One store for the stream processor and the Analytics service (chDB serves one folder per
+  // process, and one engine is all they need).
+  const analyticsStore: AnalyticsStore = await openAnalyticsStore(config.analyticsStore);
 
   let ready = false;
   // Services reach each other through the host's in-memory transport, which exists only once
@@ -98,6 +109,8 @@ export async function startPlatform({
     await buildOrderService(await contextFor("order")),
     await buildNotificationService(await contextFor("notification"), { currency: config.currency }),
     await buildPaymentService(await contextFor("payment"), config.payment),
+    await buildAnalyticsProcessor(await contextFor("analytics-processor"), { store: analyticsStore }),
+    await buildAnalyticsService(await contextFor("analytics"), { store: analyticsStore }),
   ];
   // The one host of this process refuses deleted accounts' tokens for every service in it; what
   // it learned lives in a database of the platform's own.
@@ -117,7 +130,7 @@ export async function startPlatform({
       peerSecretSha256: sha256(config.peerSecret),
     }),
     revoked,
-    isReady: () => ready,
+    isReady: () => ready && modules.every((module) => module.isHealthy?.() ?? true),
   });
 
   const { host: address } = config.process;
@@ -145,6 +158,7 @@ export async function startPlatform({
     mode: {
       store: infra.mongodbUrl !== undefined ? "mongodb" : "embedded",
       bus: infra.kafkaBrokers !== undefined ? "kafka" : "embedded",
+      analytics: config.analyticsStore.clickHouse !== undefined ? "clickhouse" : "chdb",
     },
     async close() {
       ready = false;
@@ -152,6 +166,7 @@ export async function startPlatform({
       await host.close();
       for (const module of [...modules].reverse()) await module.stop();
       await revoked.stop();
+      await analyticsStore.close();
       await bus.close();
       await stores.close();
     },

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const admin = config.generatedAdmin;
   const lines = [
     "",
-    `Commerce platform ready in ${Date.now() - started} ms (store: ${platform.mode.store}, events: ${platform.mode.bus})`,
+    `Commerce platform ready in ${Date.now() - started} ms (store: ${platform.mode.store}, events: ${platform.mode.bus}, analytics: ${platform.mode.analytics})`,
     `  REST edge:      ${platform.url}/api/...`,
     `  gRPC/Connect:   ${platform.grpcUrl} (internal)`,
     admin === undefined

@@ -28,7 +28,10 @@ export interface ClusterOptions {
   readonly jwtSecret: string;
   readonly edgeSecret: string;
   readonly peerSecret: string;
-  /** Values of the settings services own (ADMIN_EMAIL, JWT_TTL, PAYMENT_CURRENCY, ...). */
+  /**
+   * Values of the settings services own (ADMIN_EMAIL, JWT_TTL, PAYMENT_CURRENCY, ...);
+   * CLICKHOUSE_URL is required when analytics is deployed.
+   */
   readonly settings?: Readonly<Partial<Record<OwnedSetting, string>>>;
   readonly replicas?: Readonly<Partial<Record<ServiceName, number>>>;
   /** Only these services (each with its peers); every deployable one when unset. */
@@ -76,7 +79,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     envoy = await startEnvoyProcess({
       upstreams: new Map(
         deployableServices
-          .filter((s) => services.urlsOf(s.name).length > 0)
+          .filter((s) => s.routed && services.urlsOf(s.name).length > 0)
           .map((s) => [s.name, services.urlsOf(s.name).map((url) => hostPortOf(url))]),
       ),
       secrets: { jwtSecret: options.jwtSecret, edgeSecret: options.edgeSecret },
@@ -116,6 +119,14 @@ export async function startServices(options: ClusterOptions): Promise<RunningSer
   }
 
   const deployed = deployableServices.filter((s) => options.services?.includes(s.name) ?? true);
+  // Without a server, the processor and the Analytics service would each keep an analytics
+  // store of their own (chDB under their DATA_DIR), and the service would never see a row.
+  const needsClickHouse = deployed.filter((s) => s.owns.includes("CLICKHOUSE_URL"));
+  if (needsClickHouse.length > 0 && (options.settings?.CLICKHOUSE_URL ?? "") === "") {
+    throw new Error(
+      `${needsClickHouse.map((s) => s.name).join(" and ")} share one analytics store: set CLICKHOUSE_URL`,
+    );
+  }
   for (const service of deployed) {
     for (const peer of Object.values(service.peers)) {
       if (peer !== undefined && !deployed.some((s) => s.name === peer)) {

@@ -12,6 +12,9 @@
  * runs the acceptance suite through Envoy. `up` on a running topology only prints. `down` stops
  * it (not the infrastructure: that is `infra:down`).
  *
+ * The analytics store is the ClickHouse in CLICKHOUSE_URL (unset: the shared one of `infra:up`):
+ * the stream processor and the Analytics service, two processes, must share one.
+ *
  * Settings: JWT_SECRET, ADMIN_EMAIL / ADMIN_PASSWORD, EDGE_SECRET, PEER_SECRET,
  * PAYMENT_KEY_SECRET and PAYMENT_WEBHOOK_SECRET from the environment when set, else generated
  * once into .cluster/secrets; JWT_TTL, PAYMENT_CURRENCY, PAYMENT_GATEWAY_URL / PAYMENT_KEY_ID
@@ -30,6 +33,7 @@ import {
   generateJwtSecret,
   generatePassword,
 } from "@commerce/embedded/local-secrets.js";
+import { createClickHouseComponent, readClickHouseInfraConfig } from "../infra/clickhouse.js";
 import { createFerretDbComponent } from "../infra/ferretdb.js";
 import { readInfraConfig } from "../infra/infra-config.js";
 import { createKafkaComponent, readKafkaInfraConfig } from "../infra/kafka.js";
@@ -45,7 +49,7 @@ import {
   type ClusterState,
   type DaemonOptions,
 } from "./cluster-state.js";
-import { deployableServices, type ServiceName } from "./service-catalog.js";
+import { deployableServices, serviceUrlVariable, type ServiceName } from "./service-catalog.js";
 
 const startTimeoutMs = 240_000;
 const progress = (message: string): void => {
@@ -79,6 +83,13 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
       "KAFKA_BROKERS"
     ];
   }
+  let clickhouseUrl = env["CLICKHOUSE_URL"];
+  if (clickhouseUrl === undefined || clickhouseUrl === "") {
+    progress("CLICKHOUSE_URL is not set: using the shared ClickHouse of infra:up");
+    clickhouseUrl = (await createClickHouseComponent(infra, readClickHouseInfraConfig(env), progress).up())[
+      "CLICKHOUSE_URL"
+    ];
+  }
   const secrets = fileSecrets(clusterDir);
   const given = (name: string, file: string, generate: () => string): string => {
     const value = env[name];
@@ -98,6 +109,7 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
     ADMIN_PASSWORD: adminPassword,
     PAYMENT_KEY_SECRET: given("PAYMENT_KEY_SECRET", "payment-key-secret", generateHeaderSecret),
     PAYMENT_WEBHOOK_SECRET: given("PAYMENT_WEBHOOK_SECRET", "payment-webhook-secret", generateHeaderSecret),
+    CLICKHOUSE_URL: clickhouseUrl ?? "",
   };
   // The other settings services own (service-catalog.ts), as the environment gives them.
   for (const name of new Set(deployableServices.flatMap((service) => service.owns))) {
@@ -132,6 +144,7 @@ function settingsOf(options: DaemonOptions): Record<string, string> {
     ADMIN_PASSWORD: options.settings?.ADMIN_PASSWORD ?? "",
     PAYMENT_KEY_SECRET: options.settings?.PAYMENT_KEY_SECRET ?? "",
     PAYMENT_WEBHOOK_SECRET: options.settings?.PAYMENT_WEBHOOK_SECRET ?? "",
+    CLICKHOUSE_URL: options.settings?.CLICKHOUSE_URL ?? "",
   };
 }
 
@@ -139,10 +152,11 @@ function print(state: ClusterState, settings: Record<string, string>): void {
   const lines: [string, string][] = [["BASE_URL", state.baseUrl ?? ""]];
   for (const service of deployableServices) {
     const urls = state.services?.[service.name] ?? [];
-    lines.push([`${service.name.toUpperCase()}_SERVICE_URL`, urls[0] ?? ""]);
+    const variable = serviceUrlVariable(service.name);
+    lines.push([variable, urls[0] ?? ""]);
     urls
       .slice(1)
-      .forEach((url, i) => lines.push([`${service.name.toUpperCase()}_${i + 2}_SERVICE_URL`, url]));
+      .forEach((url, i) => lines.push([variable.replace(/_SERVICE_URL$/, `_${i + 2}_SERVICE_URL`), url]));
   }
   lines.push(...Object.entries(settings));
   for (const [name, value] of lines) process.stdout.write(`${shellAssignment(name, value)}\n`);

@@ -1,12 +1,14 @@
 /**
  * The deployable services of the topology and what each needs from the deployment: its
  * compiled entry point, the peers it calls (by the variable that holds each address), and the
- * secrets it alone may hold. The edge routes to a service the APIs of its proto package
- * (`commerce.<name>.v1`). The multi-process topology reads it here; the Helm chart states
- * the same wiring in its templates. A service's process receives nothing beyond this.
+ * settings it alone may hold. The edge routes to a routed service the APIs of its proto package
+ * (`commerce.<name>.v1`); the analytics stream processor has no API and gets no route. The
+ * multi-process topology reads it here; the Helm chart states the same wiring in its
+ * templates. A service's process receives nothing beyond this.
  */
 
-export type ServiceName = "auth" | "user" | "product" | "order" | "notification" | "payment";
+export type ServiceName =
+  "auth" | "user" | "product" | "order" | "notification" | "payment" | "analytics" | "analytics-processor";
 
 /** Deployment-wide values a service may be given, by the variable that carries each. */
 export type OwnedSetting =
@@ -19,7 +21,8 @@ export type OwnedSetting =
   | "PAYMENT_KEY_SECRET"
   | "PAYMENT_WEBHOOK_SECRET"
   | "PAYMENT_GATEWAY_URL"
-  | "PAYMENT_KEY_ID";
+  | "PAYMENT_KEY_ID"
+  | "CLICKHOUSE_URL";
 
 export interface DeployableService {
   readonly name: ServiceName;
@@ -29,6 +32,13 @@ export interface DeployableService {
   readonly peers: Readonly<Partial<Record<string, ServiceName>>>;
   /** The settings only this service receives. */
   readonly owns: readonly OwnedSetting[];
+  /** Whether the edge routes its API to it (every service but the stream processor). */
+  readonly routed: boolean;
+}
+
+/** The variable that holds a service's address: `ANALYTICS_PROCESSOR_SERVICE_URL`. */
+export function serviceUrlVariable(name: ServiceName): string {
+  return `${name.toUpperCase().replaceAll("-", "_")}_SERVICE_URL`;
 }
 
 export const deployableServices: readonly DeployableService[] = [
@@ -37,30 +47,35 @@ export const deployableServices: readonly DeployableService[] = [
     entry: "services/auth/src/main.js",
     peers: { USER_SERVICE_URL: "user" },
     owns: ["JWT_SECRET", "JWT_TTL", "ADMIN_EMAIL", "ADMIN_PASSWORD"],
+    routed: true,
   },
   {
     name: "user",
     entry: "services/user/src/main.js",
     peers: { AUTH_SERVICE_URL: "auth" },
     owns: [],
+    routed: true,
   },
   {
     name: "product",
     entry: "services/product/src/main.js",
     peers: { ORDER_SERVICE_URL: "order" },
     owns: ["RESERVATION_TTL"],
+    routed: true,
   },
   {
     name: "order",
     entry: "services/order/src/main.js",
     peers: { PRODUCT_SERVICE_URL: "product" },
     owns: [],
+    routed: true,
   },
   {
     name: "notification",
     entry: "services/notification/src/main.js",
     peers: {},
     owns: ["PAYMENT_CURRENCY"],
+    routed: true,
   },
   {
     name: "payment",
@@ -73,5 +88,36 @@ export const deployableServices: readonly DeployableService[] = [
       "PAYMENT_GATEWAY_URL",
       "PAYMENT_KEY_ID",
     ],
+    routed: true,
+  },
+  {
+    name: "analytics",
+    entry: "services/analytics/src/main.js",
+    peers: {},
+    owns: ["CLICKHOUSE_URL"],
+    routed: true,
+  },
+  {
+    // Writes what the Analytics service reads: both need the same ClickHouse.
+    name: "analytics-processor",
+    entry: "services/analytics/src/processor/main.js",
+    peers: {},
+    owns: ["CLICKHOUSE_URL"],
+    routed: false,
+  },
+  {
+    name: "analytics",
+    entry: "services/analytics/src/main.js",
+    peers: {},
+    owns: ["CLICKHOUSE_URL"],
+    routed: true,
+  },
+  {
+    // Writes what the Analytics service reads: both need the same ClickHouse.
+    name: "analytics-processor",
+    entry: "services/analytics/src/processor/main.js",
+    peers: {},
+    owns: ["CLICKHOUSE_URL"],
+    routed: false,
   },
 ];

@@ -151,6 +151,7 @@ describe("renderEnvoyConfig", () => {
       "commerce.notification.v1.NotificationService",
       "commerce.payment.v1.PaymentService",
       "commerce.payment.v1.SandboxCheckoutService",
+      "commerce.analytics.v1.AnalyticsService",
     ]);
     const regexes = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).flatMap((r) =>
       r.match.safe_regex === undefined ? [] : [r.match.safe_regex.regex],

@@ -32,8 +32,10 @@ export interface EnvoyOptions {
   readonly edgeCredentialPath: string;
 }
 
-/** The services deployed today; analytics joins when it exists. */
-export const defaultDeployments: readonly string[] = deployableServices.map((service) => service.name);
+/** The services the edge routes to (the analytics stream processor has no API). */
+export const defaultDeployments: readonly string[] = deployableServices
+  .filter((service) => service.routed)
+  .map((service) => service.name);
 
 /** The port every service's gRPC server listens on in a cluster (`GRPC_PORT`'s default). */
 const servicePort = 9090;

@@ -9,6 +9,7 @@ import { Code, type Client } from "@connectrpc/connect";
 import { expect } from "chai";
 import { codeOf } from "@commerce/runtime/testing/service-harness.js";
 import { randomUUID } from "node:crypto";
+import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
@@ -37,6 +38,16 @@ describe("Service ports: identity headers count only on requests from the edge",
     }
     const listed = await users.listUsers({}, { headers: forgedIdentity(admin, asEdge()) });
     expect(listed.users.length).to.be.greaterThan(0);
+  });
+
+  it("answers the analytics figures only to the edge's ADMIN identity", async () => {
+    const analytics = serviceClient("analytics", AnalyticsService);
+    for (const [what, credentials] of [...impostors, ["the peer credential", asPeer()] as const]) {
+      const headers = forgedIdentity(admin, credentials);
+      expect(await codeOf(analytics.getDashboard({}, { headers })), what).to.equal(Code.Unauthenticated);
+    }
+    const orders = await analytics.getOrderStats({}, { headers: forgedIdentity(admin, asEdge()) });
+    expect(Object.keys(orders.ordersByStatus).sort()).to.deep.equal(["CANCELLED", "CONFIRMED", "CREATED"]);
   });
 
   it("refuses an admin write with a forged identity and creates nothing", async () => {

@@ -2,7 +2,8 @@
  * What the service-port suite needs to know about the deployment under test, from the
  * environment (what `npm run cluster:up` prints; in embedded mode every service shares one port):
  *   AUTH_SERVICE_URL, USER_SERVICE_URL, PRODUCT_SERVICE_URL, ORDER_SERVICE_URL,
- *   NOTIFICATION_SERVICE_URL   each service's own gRPC port, e.g. http://127.0.0.1:10001
+ *   NOTIFICATION_SERVICE_URL, ANALYTICS_SERVICE_URL
+ *                              each service's own gRPC port, e.g. http://127.0.0.1:10001
  *   EDGE_SECRET, PEER_SECRET   the deployment's credentials, to show that they are what works
  * Calls go over gRPC on HTTP/2 cleartext, as Envoy and the peers make them.
  */
@@ -11,7 +12,7 @@ import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 
-export type ServiceName = "auth" | "user" | "product" | "order" | "notification";
+export type ServiceName = "auth" | "user" | "product" | "order" | "notification" | "analytics";
 
 function required(name: string): string {
   const value = process.env[name];

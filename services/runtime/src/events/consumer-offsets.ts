@@ -22,6 +22,7 @@ import {
   readFile,
   readdir,
   rename,
+  rm,
   truncate,
   unlink,
   writeFile,
@@ -42,6 +43,8 @@ export interface ConsumerOffsets {
   minCommitted(topic: string): number | undefined;
   /** Persists a position; commits for the same group and topic are applied in call order. */
   commit(group: string, topic: string, offset: number): Promise<void>;
+  /** Deletes every position of `group`, after the commits in flight; nothing commits meanwhile. */
+  forget(group: string): Promise<void>;
   /** Waits for commits in flight and closes the files. */
   close(): Promise<void>;
 }
@@ -163,6 +166,16 @@ export async function openConsumerOffsets(
       });
       file.queue = done.catch(() => undefined);
       return done;
+    },
+    async forget(group) {
+      for (const [key, file] of files) {
+        if (!key.startsWith(`${group}\u0000`)) continue;
+        await file.queue;
+        await file.handle?.close();
+        files.delete(key);
+      }
+      committed.delete(group);
+      await rm(join(dir, group), { recursive: true, force: true });
     },
     async close() {
       for (const file of files.values()) {

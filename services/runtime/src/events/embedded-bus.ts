@@ -40,6 +40,7 @@ import type {
   BatchSubscriptionOptions,
   EventBus,
   EventRecord,
+  PartitionLag,
   RecordBatch,
   Subscription,
   SubscriptionOptions,
@@ -178,6 +179,40 @@ class EmbeddedBus implements EventBus {
         return closing;
       },
     };
+  }
+
+  async lag(group: string, topics: readonly string[]): Promise<PartitionLag[]> {
+    if (this.#closed) throw new Error("the embedded event bus is closed");
+    assertBusName("group", group, "lag");
+    const lags: PartitionLag[] = [];
+    for (const topic of new Set(topics)) {
+      assertBusName("topic", topic, "lag");
+      const log = this.#log(topic);
+      await log.ready;
+      const committed = this.#settings.offsets.get(group, topic);
+      lags.push({
+        topic,
+        partition: 0,
+        start: String(log.start),
+        end: String(log.end),
+        committed: committed === undefined ? undefined : String(committed),
+      });
+    }
+    return lags;
+  }
+
+  async deleteGroup(group: string): Promise<void> {
+    if (this.#closed) throw new Error("the embedded event bus is closed");
+    assertBusName("group", group, "deleteGroup");
+    const prefix = `${group}\u0000`;
+    const opened = [...this.#cursors].filter(([key]) => key.startsWith(prefix));
+    const cursors = await Promise.all(opened.map(([, cursor]) => cursor));
+    if (cursors.some((cursor) => cursor.hasMembers())) {
+      throw new Error(`embedded bus: group ${group} still has a subscription; close it first`);
+    }
+    for (const [key] of opened) this.#cursors.delete(key);
+    await Promise.all(cursors.map((cursor) => cursor.stop()));
+    await this.#settings.offsets.forget(group);
   }
 
   close(): Promise<void> {
@@ -320,6 +355,10 @@ class GroupCursor {
   add(member: Member): void {
     this.#members.push(member);
     this.#wake();
+  }
+
+  hasMembers(): boolean {
+    return this.#members.length > 0;
   }
 
   /** Takes `member` out of the rotation and waits until it is no longer handling a record. */

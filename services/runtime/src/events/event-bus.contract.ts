@@ -329,6 +329,76 @@ export function eventBusContract(options: EventBusContractOptions): void {
     expect(error).to.be.instanceOf(Error);
   });
 
+  /** Records consumed on `topic` by `group`: its committed positions minus each partition's start. */
+  async function consumed(bus: EventBus, group: string, topic = names.topic): Promise<bigint> {
+    let total = 0n;
+    for (const lag of await bus.lag(group, [topic]))
+      total += BigInt(lag.committed ?? lag.start) - BigInt(lag.start);
+    return total;
+  }
+
+  /** Whether `group` has consumed every partition of the topic up to its end. */
+  async function caughtUp(bus: EventBus, group: string): Promise<boolean> {
+    const lags = await bus.lag(group, [names.topic]);
+    return lags.every((lag) => BigInt(lag.committed ?? lag.start) >= BigInt(lag.end));
+  }
+
+  async function untilAsync(condition: () => Promise<boolean>, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await delay(20);
+    }
+  }
+
+  describe("lag and deleteGroup", () => {
+    it("tells where a group stands on each partition: the log's bounds and its committed position", async () => {
+      const bus = await open();
+      await bus.publish([record(1, "a"), record(2, "b"), record(3, "c"), record(4, "a"), record(5, "d")]);
+      const before = await bus.lag(names.group, [names.topic]);
+      expect(before.length).to.be.greaterThan(0);
+      expect(before.every((lag) => lag.topic === names.topic && lag.committed === undefined)).to.equal(true);
+      // At least the five: a publish the client retried may have written a record twice.
+      const held = before.reduce((n, lag) => n + (BigInt(lag.end) - BigInt(lag.start)), 0n);
+      expect(held >= 5n, `${held} records held`).to.equal(true);
+
+      const seen = recorder();
+      await subscribe(bus, names.group, seen.handler);
+      await until(() => seen.ids.length === 5, "five deliveries");
+      // Committed after the handler resolved: every partition reaches its end.
+      await untilAsync(
+        () => caughtUp(bus, names.group),
+        "the group to commit up to the end of every partition",
+      );
+      expect(await consumed(bus, names.group)).to.equal(held);
+      // Another group, and a topic nobody wrote to, are untouched.
+      expect(await consumed(bus, names.group2)).to.equal(0n);
+      const empty = await bus.lag(names.group, [names.other]);
+      expect(empty.every((lag) => lag.start === lag.end)).to.equal(true);
+    });
+
+    it("deleteGroup forgets a group's positions: its next subscription starts again at the earliest record", async () => {
+      const bus = await open();
+      await bus.publish([record(1), record(2)]);
+      const first = recorder();
+      const subscription = await subscribe(bus, names.group, first.handler);
+      await until(() => first.ids.length === 2, "two deliveries");
+      await untilAsync(() => caughtUp(bus, names.group), "the commits");
+      await subscription.close();
+
+      await bus.deleteGroup(names.group);
+      expect((await bus.lag(names.group, [names.topic])).map((lag) => lag.committed)).to.satisfy(
+        (committed: (string | undefined)[]) => committed.every((offset) => offset === undefined),
+      );
+      await bus.deleteGroup(names.group);
+      await bus.deleteGroup(names.group2);
+      const again = recorder();
+      await subscribe(bus, names.group, again.handler);
+      await until(() => again.ids.length === 2, "both records again");
+      expect(again.ids).to.deep.equal(ids(1, 2));
+    });
+  });
+
   describe("subscribeBatch", () => {
     it("hands over at most maxRecords consecutive records of one partition, each key in order", async () => {
       const bus = await open();

@@ -88,6 +88,23 @@ export interface BatchSubscriptionOptions {
   readonly handler: BatchHandler;
 }
 
+/**
+ * Where a consumer group stands on one partition (offsets as decimal text, Kafka's convention:
+ * an offset names the next record). The group has consumed the partition up to the log's end
+ * when `committed` (or, for a group that has none, `start`: a new group begins at the earliest
+ * record) is at least `end`.
+ */
+export interface PartitionLag {
+  readonly topic: string;
+  readonly partition: number;
+  /** The earliest record the partition still keeps (retention deletes older ones). */
+  readonly start: string;
+  /** The offset the next record appended to the partition gets. */
+  readonly end: string;
+  /** The group's committed position; undefined when it has none on this partition. */
+  readonly committed: string | undefined;
+}
+
 export interface Subscription {
   /** Stops fetching, waits for the handler in flight, keeps the committed position. */
   close(): Promise<void>;
@@ -99,5 +116,17 @@ export interface EventBus {
   subscribe(options: SubscriptionOptions): Promise<Subscription>;
   /** Like `subscribe`, but hands the handler a batch of records at a time (see `RecordBatch`). */
   subscribeBatch(options: BatchSubscriptionOptions): Promise<Subscription>;
+  /**
+   * Where `group` stands on every partition of `topics` (for a replay that must reach the end
+   * the log had when it began: the analytics rebuild). Topics that do not exist yet are
+   * created, as a subscription would.
+   */
+  lag(group: string, topics: readonly string[]): Promise<PartitionLag[]>;
+  /**
+   * Forgets `group`'s committed positions, so that its next subscription starts at the
+   * earliest record, and so that a group used once (a replay) holds no retention back. The
+   * group must have no member subscribed; a group the bus does not know is no error.
+   */
+  deleteGroup(group: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -63,6 +63,7 @@ import type {
   BatchSubscriptionOptions,
   EventBus,
   EventRecord,
+  PartitionLag,
   Subscription,
   SubscriptionOptions,
 } from "./event-bus.js";
@@ -299,6 +300,63 @@ class KafkaBus implements EventBus {
       throw error;
     }
     return { close: () => subscription.close().finally(forget) };
+  }
+
+  async lag(group: string, topicList: readonly string[]): Promise<PartitionLag[]> {
+    if (this.#closed) throw new Error("the Kafka event bus is closed");
+    assertBusName("group", group);
+    const topics = [...new Set(topicList)];
+    for (const topic of topics) assertBusName("topic", topic);
+    await this.ensureTopics(topics);
+    const { admin } = this.#parts;
+    const committed = await admin.fetchOffsets({ groupId: group, topics });
+    const lags: PartitionLag[] = [];
+    for (const topic of topics) {
+      const positions = committed.find((entry) => entry.topic === topic)?.partitions ?? [];
+      for (const { partition, low, high } of await this.#topicOffsets(topic)) {
+        // Kafka answers -1 for a partition the group has committed nothing on.
+        const offset = positions.find((entry) => entry.partition === partition)?.offset;
+        lags.push({
+          topic,
+          partition,
+          start: low,
+          end: high,
+          committed: offset === undefined || offset === "-1" ? undefined : offset,
+        });
+      }
+    }
+    return lags.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+  }
+
+  /**
+   * The partitions' earliest and next offsets. A partition whose leader was elected a moment ago
+   * may still refuse the request (NOT_LEADER_FOR_PARTITION, retriable): asked again shortly.
+   */
+  async #topicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]> {
+    const deadline = Date.now() + topicReadyTimeoutMs;
+    for (;;) {
+      try {
+        return await this.#parts.admin.fetchTopicOffsets(topic);
+      } catch (error) {
+        const retriable = (error as { retriable?: boolean }).retriable === true;
+        if (!retriable || Date.now() > deadline) throw error;
+        await delay(100);
+      }
+    }
+  }
+
+  async deleteGroup(group: string): Promise<void> {
+    if (this.#closed) throw new Error("the Kafka event bus is closed");
+    assertBusName("group", group);
+    try {
+      await this.#parts.admin.deleteGroups([group]);
+    } catch (error) {
+      // A group the broker does not know (never used, or already deleted) is what was asked for.
+      const results = (error as { groups?: readonly { error?: { type?: string } }[] }).groups ?? [];
+      if (results.length > 0 && results.every((result) => result.error?.type === "GROUP_ID_NOT_FOUND"))
+        return;
+      throw error;
+    }
   }
 
   close(): Promise<void> {

@@ -10,6 +10,7 @@ import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
 import { createEmbeddedBus } from "./embedded-bus.js";
 import type {
   BatchSubscriptionOptions,
+  PartitionLag,
   EventBus,
   EventRecord,
   Subscription,
@@ -114,6 +115,14 @@ class SwitchableBus implements EventBus {
 
   subscribeBatch(options: BatchSubscriptionOptions): Promise<Subscription> {
     return this.#inner.subscribeBatch(options);
+  }
+
+  lag(group: string, topics: readonly string[]): Promise<PartitionLag[]> {
+    return this.#inner.lag(group, topics);
+  }
+
+  deleteGroup(group: string): Promise<void> {
+    return this.#inner.deleteGroup(group);
   }
 
   close(): Promise<void> {

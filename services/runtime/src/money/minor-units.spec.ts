@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { fromMinorUnits, minorUnitsFromWire, toMinorUnits } from "./minor-units.js";
+import { fromMinorUnits, fromMinorUnitsTotal, minorUnitsFromWire, toMinorUnits } from "./minor-units.js";
 
 describe("toMinorUnits", () => {
   it("converts prices with up to two decimals exactly, including ones binary floating point cannot hold", () => {
@@ -44,6 +44,28 @@ describe("fromMinorUnits", () => {
       check(Math.floor((seed / 2 ** 32) * 5e13));
     }
     expect(fromMinorUnits(3 * 1999)).to.equal(59.97);
+  });
+});
+
+describe("fromMinorUnitsTotal", () => {
+  it("gives fromMinorUnits' amount for every sum below 2^53, negative ones too", () => {
+    let seed = 777;
+    for (let i = 0; i < 100_000; i++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      const minor = Math.floor((seed / 2 ** 32) * Number.MAX_SAFE_INTEGER);
+      if (fromMinorUnitsTotal(BigInt(minor)) !== fromMinorUnits(minor))
+        expect.fail(`${minor} paise gave ${fromMinorUnitsTotal(BigInt(minor))}`);
+    }
+    for (const minor of [0, 1, 5, 10, 99, 100, 5997, 9_007_199_254_740_991])
+      expect(fromMinorUnitsTotal(BigInt(minor))).to.equal(fromMinorUnits(minor));
+    expect(fromMinorUnitsTotal(-5997n)).to.equal(-59.97);
+    expect(fromMinorUnitsTotal(-5n)).to.equal(-0.05);
+  });
+
+  it("gives the double nearest to the exact amount beyond 2^53", () => {
+    // 90071992547409.93 is not a double: the nearest one prints 90071992547409.94.
+    expect(fromMinorUnitsTotal(9_007_199_254_740_993n)).to.equal(90071992547409.94);
+    expect(fromMinorUnitsTotal(9_223_372_036_854_775_807n)).to.equal(Number("92233720368547758.07"));
   });
 });
 

@@ -25,6 +25,17 @@ export function fromMinorUnits(minor: number): number {
 }
 
 /**
+ * The JSON amount of a sum of minor units that may exceed 2^53 (an Int64 total read from the
+ * analytics store): the double nearest to the exact two-decimal value, which for every sum
+ * below 2^53 is `fromMinorUnits`' answer and prints with at most two decimals.
+ */
+export function fromMinorUnitsTotal(minor: bigint): number {
+  const size = minor < 0n ? -minor : minor;
+  const cents = String(size % 100n).padStart(2, "0");
+  return Number(`${minor < 0n ? "-" : ""}${size / 100n}.${cents}`);
+}
+
+/**
  * A minor-unit amount received as a contract int64, as a JS integer. Prices are capped at 10^9
  * paise, quantities at 1000, lines at 50: totals stay below 2^53, so plain numbers are exact;
  * anything else is a broken peer.

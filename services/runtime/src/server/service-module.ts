@@ -28,4 +28,10 @@ export interface ServiceModule extends ServiceRoutes {
   start(): Promise<void>;
   /** Stops background work, letting work in flight finish. */
   stop(): Promise<void>;
+  /**
+   * Whether a dependency only this service has (the Analytics service's store) answered when
+   * last checked; readiness (`/readyz`, gRPC health) is false while it is not. Absent: the
+   * service has none beyond what every service shares. Cheap and synchronous: probes call it.
+   */
+  readonly isHealthy?: () => boolean;
 }

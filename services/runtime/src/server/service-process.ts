@@ -10,7 +10,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ConfigError, EnvReader, type Env } from "../config/env-reader.js";
-import { readInfraSettings, readProcessSettings } from "../config/process-settings.js";
+import { readInfraSettings, readProcessSettings, type ProcessSettings } from "../config/process-settings.js";
 import { createKafkaBus } from "../events/kafka-bus.js";
 import { createRequestTrust, peerCredentialHeader } from "../identity/request-trust.js";
 import { createRevocationFeed } from "../identity/revoked-accounts.js";
@@ -42,8 +42,11 @@ export interface ServiceProcessSpec<S> {
   /** The service's name: its database is `commerce_<name>`, its Kafka client `commerce-<name>`. */
   readonly name: string;
   readonly peers: readonly PeerSpec[];
-  /** Reads the settings this service owns (beyond what every service process reads). */
-  readonly readSettings: (env: EnvReader) => S;
+  /**
+   * Reads the settings this service owns (beyond what every service process reads); `process`
+   * holds those already read (a store under DATA_DIR, say).
+   */
+  readonly readSettings: (env: EnvReader, process: ProcessSettings) => S;
   readonly build: (ctx: ServiceContext, settings: S) => Promise<ServiceModule>;
 }
 
@@ -78,7 +81,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     peer,
     url: reader.url(peer.urlVariable, ["http:", "https:"]) ?? reader.required(peer.urlVariable, "(a peer)"),
   }));
-  const settings = spec.readSettings(reader);
+  const settings = spec.readSettings(reader, processSettings);
   reader.finish(undefined);
 
   const logger = createLogger(processSettings.logLevel, `commerce-${spec.name}`);
@@ -124,7 +127,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     maxBodyBytes: processSettings.maxBodyBytes,
     trust: createRequestTrust(trust),
     revoked,
-    isReady: () => ready,
+    isReady: () => ready && (module.isHealthy?.() ?? true),
   });
   const port = await host.listen(processSettings.port, processSettings.host);
   await module.start();

@@ -1,0 +1,55 @@
+/**
+ * The three reports of the Analytics service, as the spec shapes them: figures from the store
+ * (analytics-figures.ts), days from the clock in UTC, amounts turned from exact minor units into
+ * JSON numbers with at most two decimals only here, at the service's edge.
+ */
+import { fromMinorUnitsTotal } from "@commerce/runtime/money/minor-units.js";
+import { formatDate, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import type { AnalyticsFigures, OrderFigures } from "./analytics-figures.js";
+import { revenueRange } from "./revenue-range.js";
+
+export interface Dashboard {
+  readonly totalUsers: number;
+  readonly totalOrders: number;
+  readonly totalRevenue: number;
+  readonly ordersToday: number;
+}
+
+export interface DailyRevenue {
+  readonly date: string;
+  readonly amount: number;
+}
+
+export interface AnalyticsReports {
+  dashboard(): Promise<Dashboard>;
+  /** `from` and `to` as the request gave them (empty when absent). */
+  dailyRevenue(from: string, to: string): Promise<DailyRevenue[]>;
+  orderStats(): Promise<OrderFigures>;
+}
+
+export function createAnalyticsReports(figures: AnalyticsFigures, clock: Clock): AnalyticsReports {
+  return {
+    async dashboard() {
+      const [totalUsers, orders, ordersToday, revenue] = await Promise.all([
+        figures.totalUsers(),
+        figures.orders(),
+        figures.ordersOn(formatDate(clock())),
+        figures.totalRevenueMinor(),
+      ]);
+      return {
+        totalUsers,
+        totalOrders: orders.totalOrders,
+        totalRevenue: fromMinorUnitsTotal(revenue),
+        ordersToday,
+      };
+    },
+
+    async dailyRevenue(from, to) {
+      const range = revenueRange(from, to, formatDate(clock()));
+      const byDay = await figures.revenueByDayMinor(range.from, range.to);
+      return range.days.map((date) => ({ date, amount: fromMinorUnitsTotal(byDay.get(date) ?? 0n) }));
+    },
+
+    orderStats: () => figures.orders(),
+  };
+}

@@ -1,0 +1,19 @@
+/** The Analytics service as its own process (docs/architecture.md §4). */
+import {
+  openAnalyticsStore,
+  readAnalyticsStoreSettings,
+} from "@commerce/runtime/analytics/analytics-store-settings.js";
+import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
+import { buildAnalyticsService } from "./server.js";
+import { withOwnStore } from "./with-own-store.js";
+
+runServiceProcess(
+  {
+    name: "analytics",
+    peers: [],
+    readSettings: (env, process) => readAnalyticsStoreSettings(env, process.dataDir),
+    build: async (ctx, settings) =>
+      withOwnStore(await openAnalyticsStore(settings), (store) => buildAnalyticsService(ctx, { store })),
+  },
+  process.env,
+);

@@ -1,0 +1,165 @@
+/**
+ * The row each event becomes in the analytics tables (analytics-schema.ts), or none: the
+ * processor consumes four topics, and only the types a figure reads give rows (USER_LOGIN,
+ * USER_ROLE_CHANGED, PAYMENT_CREATED, PAYMENT_FAILED and the product events give none today;
+ * a figure that needs one adds a table by migration, and a rebuild fills it from the log).
+ *
+ * An event that cannot be placed (its payload does not parse, an id is missing, its time is
+ * not a UTC timestamp the store can hold, an order status the state machine does not have)
+ * throws `PermanentEventError`: retrying cannot help, so it goes to the dead-letter topic.
+ */
+import type { DescMessage } from "@bufbuild/protobuf";
+import type { AnalyticsRow } from "@commerce/runtime/analytics/analytics-store.js";
+import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
+import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
+import { PermanentEventError } from "@commerce/runtime/events/permanent-event-error.js";
+import { formatDate } from "@commerce/runtime/time/wall-clock.js";
+import {
+  UserDeletedSchema,
+  UserRegisteredSchema,
+} from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
+import {
+  OrderPlacedSchema,
+  OrderStatusUpdatedSchema,
+} from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
+import { PaymentSucceededSchema } from "@commerce/runtime/gen/commerce/events/v1/payment_events_pb.js";
+import { analyticsTables, type AnalyticsTable } from "../analytics-schema.js";
+import { orderStatusRank } from "../order-status-rank.js";
+
+export interface TableRow {
+  readonly table: AnalyticsTable;
+  readonly row: AnalyticsRow;
+}
+
+type RowMapper = (record: EventRecord) => TableRow;
+
+const typeOf = (schema: DescMessage): string => eventContract(schema).type;
+
+const mappers: ReadonlyMap<string, RowMapper> = new Map<string, RowMapper>([
+  [
+    typeOf(UserRegisteredSchema),
+    (record) => {
+      const event = parseEventData(UserRegisteredSchema, record);
+      return userRow(record, event.userId, ["registeredAt", event.registeredAt]);
+    },
+  ],
+  [
+    typeOf(UserDeletedSchema),
+    (record) => {
+      const event = parseEventData(UserDeletedSchema, record);
+      return userRow(record, event.userId, ["deletedAt", event.deletedAt]);
+    },
+  ],
+  [
+    typeOf(OrderPlacedSchema),
+    (record) => {
+      const event = parseEventData(OrderPlacedSchema, record);
+      return orderRow(record, event.orderId, "CREATED", event.totalAmountMinor, [
+        "orderDate",
+        event.orderDate,
+      ]);
+    },
+  ],
+  [
+    typeOf(OrderStatusUpdatedSchema),
+    (record) => {
+      const event = parseEventData(OrderStatusUpdatedSchema, record);
+      return orderRow(record, event.orderId, event.status, event.totalAmountMinor, [
+        "updatedAt",
+        event.updatedAt,
+      ]);
+    },
+  ],
+  [
+    typeOf(PaymentSucceededSchema),
+    (record) => {
+      const event = parseEventData(PaymentSucceededSchema, record);
+      const at = timestamp(record, "paidAt", event.paidAt);
+      return {
+        table: analyticsTables.payments,
+        row: {
+          event_id: record.id,
+          event_type: record.type,
+          payment_id: present(record, "paymentId", event.paymentId),
+          order_id: present(record, "orderId", event.orderId),
+          amount_minor: amount(record, "amountMinor", event.amountMinor),
+          occurred_at: at,
+          day: formatDate(at),
+        },
+      };
+    },
+  ],
+]);
+
+/** The row of `record`, or undefined for a type no figure reads. */
+export function analyticsRowOf(record: EventRecord): TableRow | undefined {
+  return mappers.get(record.type)?.(record);
+}
+
+/** A payload's time field: its name (for the dead-letter reason) and its text. */
+type TimeField = readonly [name: string, text: string];
+
+function userRow(record: EventRecord, userId: number, time: TimeField): TableRow {
+  if (userId <= 0) throw poison(record, "has no user id");
+  return {
+    table: analyticsTables.users,
+    row: {
+      event_id: record.id,
+      event_type: record.type,
+      user_id: userId,
+      occurred_at: timestamp(record, ...time),
+    },
+  };
+}
+
+function orderRow(
+  record: EventRecord,
+  orderId: string,
+  status: string,
+  totalMinor: bigint,
+  time: TimeField,
+): TableRow {
+  const rank = orderStatusRank(status);
+  if (rank === undefined) throw poison(record, `has an unknown order status "${status}"`);
+  const at = timestamp(record, ...time);
+  return {
+    table: analyticsTables.orders,
+    row: {
+      event_id: record.id,
+      event_type: record.type,
+      order_id: present(record, "orderId", orderId),
+      status,
+      status_rank: rank,
+      total_amount_minor: amount(record, "totalAmountMinor", totalMinor),
+      occurred_at: at,
+      day: formatDate(at),
+    },
+  };
+}
+
+/** The event's UTC wall-clock time (`YYYY-MM-DDTHH:MM:SS`), within what DateTime holds. */
+function timestamp(record: EventRecord, field: string, text: string): Date {
+  const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(text) ? new Date(`${text}Z`) : undefined;
+  // A valid calendar time prints back as it was written (2024-02-30 would not).
+  if (at === undefined || Number.isNaN(at.getTime()) || at.toISOString().slice(0, 19) !== text) {
+    throw poison(record, `has no readable ${field}: "${text}"`);
+  }
+  if (at.getUTCFullYear() < 1971 || at.getUTCFullYear() > 2105) {
+    throw poison(record, `has ${field} outside the years 1971 to 2105: "${text}"`);
+  }
+  return at;
+}
+
+function present(record: EventRecord, field: string, value: string): string {
+  if (value === "") throw poison(record, `has no ${field}`);
+  return value;
+}
+
+function amount(record: EventRecord, field: string, minor: bigint): bigint {
+  if (minor < 0n) throw poison(record, `has a negative ${field}: ${minor}`);
+  return minor;
+}
+
+function poison(record: EventRecord, problem: string): PermanentEventError {
+  return new PermanentEventError(`event ${record.id} (${record.type}) ${problem}`);
+}

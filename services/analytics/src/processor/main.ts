@@ -1,0 +1,22 @@
+/**
+ * The analytics stream processor as its own process (docs/decisions.md "Analytics"): consumes
+ * the event topics into the analytics store; it serves no API, and answers probes on PORT.
+ */
+import {
+  openAnalyticsStore,
+  readAnalyticsStoreSettings,
+} from "@commerce/runtime/analytics/analytics-store-settings.js";
+import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
+import { withOwnStore } from "../with-own-store.js";
+import { buildAnalyticsProcessor } from "./processor-module.js";
+
+runServiceProcess(
+  {
+    name: "analytics-processor",
+    peers: [],
+    readSettings: (env, process) => readAnalyticsStoreSettings(env, process.dataDir),
+    build: async (ctx, settings) =>
+      withOwnStore(await openAnalyticsStore(settings), (store) => buildAnalyticsProcessor(ctx, { store })),
+  },
+  process.env,
+);

@@ -1,0 +1,90 @@
+/**
+ * Rebuilds the analytics tables from the event log (docs/decisions.md "Analytics"): empties
+ * them, then replays every event the log holds, from the earliest record, through the stream
+ * processor's own code, in a consumer group of its own. It returns once the replay has reached
+ * the end the log had when it began, so the figures are then complete (and equal to what the
+ * live processor had built, since both count each event id once).
+ *
+ * The live processor may keep running meanwhile: whatever it writes after the tables were
+ * emptied stays, and whatever it had written before comes again from the replay. The figures
+ * read low while the replay runs. Two rebuilds at once are refused by the bus (the replay's
+ * group still has a member).
+ */
+import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
+import { migrateAnalyticsStore } from "@commerce/runtime/analytics/analytics-migrations.js";
+import { identifier, sql } from "@commerce/runtime/analytics/sql.js";
+import type { EventBus, PartitionLag } from "@commerce/runtime/events/event-bus.js";
+import { startBatchConsumer } from "@commerce/runtime/events/event-consumer.js";
+import type { EventLogger } from "@commerce/runtime/events/event-logger.js";
+import { eventTopics } from "@commerce/runtime/events/event-topics.js";
+import { setTimeout as delay } from "node:timers/promises";
+import { analyticsMigrations, analyticsTables } from "../analytics-schema.js";
+import { processorBatch } from "../processor/processor-module.js";
+import { createStreamProcessor } from "../processor/stream-processor.js";
+
+/** The replay's consumer group; deleted before and after, so each rebuild starts at the beginning. */
+export const rebuildGroup = "analytics-rebuild";
+
+export interface RebuildOptions {
+  readonly store: AnalyticsStore;
+  readonly bus: EventBus;
+  readonly logger: EventLogger;
+  /** Told how many of the log's records the replay has passed, every `progressMs`. */
+  readonly onProgress?: (replayed: bigint, total: bigint) => void;
+  readonly progressMs?: number;
+}
+
+export interface RebuildResult {
+  /** Records the log held when the replay began (all topics, every type). */
+  readonly records: bigint;
+}
+
+export async function rebuildAnalytics(options: RebuildOptions): Promise<RebuildResult> {
+  const { store, bus, logger } = options;
+  await migrateAnalyticsStore(store, analyticsMigrations);
+  for (const table of Object.values(analyticsTables)) {
+    await store.command(sql`TRUNCATE TABLE ${identifier(table)}`);
+  }
+  const topics = eventTopics();
+  await bus.deleteGroup(rebuildGroup);
+  const goal = await bus.lag(rebuildGroup, topics);
+  const total = goal.reduce((n, lag) => n + (BigInt(lag.end) - BigInt(lag.start)), 0n);
+  logger.info({ records: total.toString() }, "analytics rebuild: tables emptied, replaying the event log");
+  const subscription = await startBatchConsumer(bus, {
+    group: rebuildGroup,
+    topics,
+    ...processorBatch,
+    handler: createStreamProcessor(store),
+    logger,
+    // As the live processor: a failing store is waited for (processor-module.ts).
+    attempts: Number.MAX_SAFE_INTEGER,
+  });
+  try {
+    let lastReport = Date.now();
+    for (;;) {
+      const now = await bus.lag(rebuildGroup, topics);
+      const replayed = goal.reduce((n, target) => n + passed(target, now), 0n);
+      if (replayed >= total) break;
+      if (options.onProgress !== undefined && Date.now() - lastReport >= (options.progressMs ?? 2_000)) {
+        lastReport = Date.now();
+        options.onProgress(replayed, total);
+      }
+      await delay(100);
+    }
+  } finally {
+    await subscription.close();
+  }
+  await bus.deleteGroup(rebuildGroup);
+  logger.info({ records: total.toString() }, "analytics rebuild: done");
+  return { records: total };
+}
+
+/** How many of `target`'s records (up to its end then) the group has passed now. */
+function passed(target: PartitionLag, now: readonly PartitionLag[]): bigint {
+  const current = now.find((lag) => lag.topic === target.topic && lag.partition === target.partition);
+  const position = BigInt(current?.committed ?? target.start);
+  const end = BigInt(target.end);
+  const start = BigInt(target.start);
+  const reached = position < end ? position : end;
+  return reached > start ? reached - start : 0n;
+}

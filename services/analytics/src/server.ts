@@ -1,0 +1,50 @@
+/**
+ * Wiring of the Analytics service: the store in, routes out, no socket. It only reads; the
+ * stream processor (processor/processor-module.ts) writes. Both migrate the schema at start
+ * (idempotent), so either may start first.
+ */
+import { migrateAnalyticsStore } from "@commerce/runtime/analytics/analytics-migrations.js";
+import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
+import { createHealthWatch } from "@commerce/runtime/server/health-watch.js";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
+import { createAnalyticsFigures } from "./analytics-figures.js";
+import { createAnalyticsHandler } from "./analytics-handler.js";
+import { createAnalyticsReports } from "./analytics-reports.js";
+import { analyticsMigrations } from "./analytics-schema.js";
+
+export interface AnalyticsOptions {
+  /** The analytics store; its owner closes it after `stop`. */
+  readonly store: AnalyticsStore;
+  /** How often readiness pings the store (default 2 s). */
+  readonly healthIntervalMs?: number;
+}
+
+export async function buildAnalyticsService(
+  ctx: ServiceContext,
+  options: AnalyticsOptions,
+): Promise<ServiceModule> {
+  const { store } = options;
+  await migrateAnalyticsStore(store, analyticsMigrations);
+  const reports = createAnalyticsReports(createAnalyticsFigures(store), ctx.clock);
+  // A failed query already answers 500; readiness tells the probes (and Envoy) before a query.
+  const health = createHealthWatch({
+    name: "analytics store",
+    check: () => store.ping(),
+    intervalMs: options.healthIntervalMs ?? 2_000,
+    logger: ctx.logger,
+  });
+  return {
+    name: "analytics",
+    services: [AnalyticsService],
+    register(router) {
+      router.service(AnalyticsService, createAnalyticsHandler(reports));
+    },
+    start: () => health.start(),
+    stop() {
+      health.stop();
+      return Promise.resolve();
+    },
+    isHealthy: () => health.healthy(),
+  };
+}

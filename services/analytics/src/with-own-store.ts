@@ -1,0 +1,27 @@
+import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
+import type { ServiceModule } from "@commerce/runtime/server/service-module.js";
+
+/**
+ * A module built on a store its process opened for it alone: the store closes after the module
+ * stops, or at once if building fails. (The embedded platform shares one store between the
+ * processor and the service, and closes it itself.)
+ */
+export async function withOwnStore(
+  store: AnalyticsStore,
+  build: (store: AnalyticsStore) => Promise<ServiceModule>,
+): Promise<ServiceModule> {
+  let module: ServiceModule;
+  try {
+    module = await build(store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return {
+    ...module,
+    async stop() {
+      await module.stop();
+      await store.close();
+    },
+  };
+}

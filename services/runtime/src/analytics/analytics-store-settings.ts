@@ -1,0 +1,70 @@
+/**
+ * Which analytics store a process opens (README "Configuration"): a ClickHouse server when
+ * CLICKHOUSE_URL is set, otherwise chDB in a folder under DATA_DIR, the same way MONGODB_URL and
+ * KAFKA_BROKERS select their real adapters over the embedded ones (docs/architecture.md §6).
+ *
+ * The URL's path names the database (`http://clickhouse:8123/shop_analytics`); without one it
+ * is `commerce_analytics`, beside the services' `commerce_<name>` document databases. The
+ * database is created when missing, so a fresh server needs nothing done by hand.
+ *
+ * chDB is imported only when chosen: its library is about half a gigabyte, which a process on
+ * ClickHouse never loads.
+ */
+import { join } from "node:path";
+import type { EnvReader } from "../config/env-reader.js";
+import type { AnalyticsStore } from "./analytics-store.js";
+import { createClickHouseAnalyticsStore } from "./clickhouse-analytics-store.js";
+import { identifier, sql } from "./sql.js";
+
+export interface AnalyticsStoreSettings {
+  /** A ClickHouse server: its HTTP interface, without a path. */
+  readonly clickHouse: { readonly url: string; readonly database: string } | undefined;
+  /** chDB's data folder, used when no server is given. */
+  readonly chdbDir: string;
+}
+
+const defaultDatabase = "commerce_analytics";
+const databaseName = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Reads CLICKHOUSE_URL; `dataDir` is the process's DATA_DIR. */
+export function readAnalyticsStoreSettings(env: EnvReader, dataDir: string): AnalyticsStoreSettings {
+  const chdbDir = join(dataDir, "analytics");
+  const raw = env.url("CLICKHOUSE_URL", ["http:", "https:"]);
+  if (raw === undefined) return { clickHouse: undefined, chdbDir };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { clickHouse: undefined, chdbDir }; // `env.url` recorded the problem
+  }
+  const path = url.pathname.replace(/^\/|\/$/g, "");
+  if (path !== "" && !databaseName.test(path)) {
+    env.problem(
+      `CLICKHOUSE_URL's path must be a database name (letters, digits, underscores), got "/${path}"`,
+    );
+  }
+  if (url.search !== "" || url.hash !== "") {
+    env.problem("CLICKHOUSE_URL must have no query or fragment: settings are the platform's");
+  }
+  url.pathname = "";
+  return {
+    clickHouse: { url: url.toString().replace(/\/$/, ""), database: path === "" ? defaultDatabase : path },
+    chdbDir,
+  };
+}
+
+/** Opens the selected store; throws `AnalyticsStoreError` when it cannot be reached or opened. */
+export async function openAnalyticsStore(settings: AnalyticsStoreSettings): Promise<AnalyticsStore> {
+  const server = settings.clickHouse;
+  if (server === undefined) {
+    const { openChdbAnalyticsStore } = await import("./chdb-analytics-store.js");
+    return openChdbAnalyticsStore({ dataDir: settings.chdbDir });
+  }
+  const admin = createClickHouseAnalyticsStore({ url: server.url });
+  try {
+    await admin.command(sql`CREATE DATABASE IF NOT EXISTS ${identifier(server.database)}`);
+  } finally {
+    await admin.close();
+  }
+  return createClickHouseAnalyticsStore({ url: server.url, database: server.database });
+}
