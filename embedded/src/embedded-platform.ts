@@ -23,9 +23,7 @@ import { buildProductService } from "@commerce/product/server.js";
 import { buildUserService } from "@commerce/user/server.js";
 import { openAnalyticsStore } from "@commerce/runtime/analytics/analytics-store-settings.js";
 import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { createEmbeddedBus } from "@commerce/runtime/events/embedded-bus.js";
-import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
-import type { EventBus } from "@commerce/runtime/events/event-bus.js";
+import { openPlatformBus } from "@commerce/runtime/events/platform-bus.js";
 import {
   createRequestTrust,
   peerCredentialHeader,
@@ -77,15 +75,7 @@ export async function startPlatform({
     infra.mongodbUrl !== undefined
       ? createMongoStoreProvider({ url: infra.mongodbUrl })
       : createEmbeddedStoreProvider({ dataDir: join(dataDir, "documents") });
-  const bus: EventBus =
-    infra.kafkaBrokers !== undefined
-      ? await createKafkaBus({
-          brokers: infra.kafkaBrokers,
-          clientId: "commerce-platform",
-          partitions: infra.kafkaPartitions,
-          logger: logger.child({ component: "kafka" }),
-        })
-      : await createEmbeddedBus({ dataDir: join(dataDir, "events") });
+  const bus = await openPlatformBus({ infra, dataDir, clientId: "commerce-platform", logger });
   // One store for the stream processor and the Analytics service (chDB serves one folder per
   // process, and one engine is all they need).
   const analyticsStore: AnalyticsStore = await openAnalyticsStore(config.analyticsStore);

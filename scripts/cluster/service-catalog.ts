@@ -105,19 +105,4 @@ export const deployableServices: readonly DeployableService[] = [
     owns: ["CLICKHOUSE_URL"],
     routed: false,
   },
-  {
-    name: "analytics",
-    entry: "services/analytics/src/main.js",
-    peers: {},
-    owns: ["CLICKHOUSE_URL"],
-    routed: true,
-  },
-  {
-    // Writes what the Analytics service reads: both need the same ClickHouse.
-    name: "analytics-processor",
-    entry: "services/analytics/src/processor/main.js",
-    peers: {},
-    owns: ["CLICKHOUSE_URL"],
-    routed: false,
-  },
 ];

@@ -11,7 +11,6 @@
  *     caller's lifetime (its launcher stops it when the caller's end of its stdin closes).
  */
 import { spawn } from "node:child_process";
-import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import {
   clickHouseAnswers,
@@ -21,19 +20,10 @@ import {
   prepareClickHouse,
 } from "./clickhouse-server.js";
 import { ensureClickHouseRuntime, type ClickHouseRuntime } from "./clickhouse-runtime.js";
+import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
 import type { InfraComponent } from "./infra-component.js";
 import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
-import {
-  freePort,
-  isAlive,
-  readLivePid,
-  startDetached,
-  stopDetached,
-  stopProcess,
-  superviseChild,
-  tailOf,
-  waitUntil,
-} from "./processes.js";
+import { freePort, startDetached, stopDetached, superviseChild, tailOf, waitUntil } from "./processes.js";
 
 /** ClickHouse answers within a second; more on a busy box. */
 const startTimeoutMs = 30_000;
@@ -77,53 +67,42 @@ export function createClickHouseComponent(
   const pidFile = join(dir, "clickhouse.pid");
   const outputFile = join(dir, "clickhouse.out");
   const url = clickHouseUrlAt(clickHouse.port);
-  const answers = () => clickHouseAnswers(url, 1_000);
+  const server: DetachedServer = {
+    title: "ClickHouse",
+    address: url,
+    pidFile,
+    processSignature,
+    logFile: clickHouseLogFile(dir),
+    startTimeoutMs,
+    probeIntervalMs: 50,
+    answers: () => clickHouseAnswers(url, 1_000),
+  };
 
   return {
     name: "clickhouse",
 
     async up() {
       const env = { CLICKHOUSE_URL: url };
-      const running = await readLivePid(pidFile, processSignature);
-      if (running !== undefined) {
-        // It may still be starting (a concurrent `up`), so give it the start timeout.
-        if (await waitUntil(answers, { timeoutMs: startTimeoutMs, intervalMs: 100 })) {
-          log(`already running (pid ${running}) at ${url}`);
-          return env;
-        }
-        throw new Error(
-          `ClickHouse (pid ${running}) runs but does not answer at ${url}; ` +
-            `run "npm run infra:down" and retry (log: ${clickHouseLogFile(dir)})`,
-        );
-      }
-
+      if (await adoptRunning(server, log)) return env;
       const runtime = await ensureClickHouseRuntime({ cacheRoot: clickHouse.cacheRoot, log });
-      const started = performance.now();
-      const configFile = await prepareClickHouse({ dir, port: clickHouse.port });
-      const server = await startDetached({
-        command: runtime.binary,
-        args: clickHouseServerArgs(configFile),
-        logFile: outputFile,
-        pidFile,
-        env: runtime.env,
-      });
-      const ready = await waitUntil(answers, {
-        timeoutMs: startTimeoutMs,
-        intervalMs: 50,
-        abort: server.exited,
-      });
-      // Alive as well as answering: if our server could not bind, another one answers.
-      if (!ready || !isAlive(server.pid)) {
-        await stopProcess(server.pid, 2_000);
-        await rm(pidFile, { force: true });
-        throw new Error(
-          `ClickHouse did not start at ${url}; last lines of ${clickHouseLogFile(dir)}:\n` +
-            `${await tailOf(clickHouseLogFile(dir), 20)}\n${await tailOf(outputFile, 5)}`,
-        );
-      }
-      const seconds = ((performance.now() - started) / 1000).toFixed(2);
-      log(
-        `ClickHouse ${runtime.version} started (pid ${server.pid}) at ${url} in ${seconds} s, data in ${dir}`,
+      await launchDetached(
+        server,
+        {
+          async start() {
+            const configFile = await prepareClickHouse({ dir, port: clickHouse.port });
+            return startDetached({
+              command: runtime.binary,
+              args: clickHouseServerArgs(configFile),
+              logFile: outputFile,
+              pidFile,
+              env: runtime.env,
+            });
+          },
+          failureDetail: () => tailOf(outputFile, 5),
+          describe: (pid, seconds) =>
+            `ClickHouse ${runtime.version} started (pid ${pid}) at ${url} in ${seconds} s, data in ${dir}`,
+        },
+        log,
       );
       return env;
     },

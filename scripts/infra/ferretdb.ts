@@ -10,25 +10,16 @@
  *     the caller's lifetime (it exits when the caller's end of its stdin closes).
  */
 import { spawn } from "node:child_process";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { MongoClient } from "mongodb";
 import { ensureGoBinary } from "./ensure-go-binary.js";
+import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
 import type { InfraComponent } from "./infra-component.js";
 import { defaultBinDir, type InfraConfig } from "./infra-config.js";
-import {
-  acceptsConnections,
-  isAlive,
-  readLivePid,
-  startDetached,
-  stopDetached,
-  superviseChild,
-  stopProcess,
-  tailOf,
-  waitUntil,
-} from "./processes.js";
+import { acceptsConnections, startDetached, stopDetached, superviseChild, waitUntil } from "./processes.js";
 
 const launcherName = "ferretdb-launcher";
 const launcherSource = join(import.meta.dirname, "ferretdb");
@@ -65,50 +56,39 @@ export function createFerretDbComponent(config: InfraConfig, log: (message: stri
   const pidFile = join(dir, "ferretdb.pid");
   const logFile = join(dir, "ferretdb.log");
   const url = `mongodb://127.0.0.1:${config.ferretDbPort}/`;
-  const answers = () => pingMongo(url, 1_000);
+  const server: DetachedServer = {
+    title: "FerretDB",
+    address: url,
+    pidFile,
+    processSignature: launcherName,
+    logFile,
+    startTimeoutMs,
+    probeIntervalMs: 50,
+    answers: () => pingMongo(url, 1_000),
+  };
 
   return {
     name: "ferretdb",
 
     async up() {
       const env = { MONGODB_URL: url };
-      const running = await readLivePid(pidFile, launcherName);
-      if (running !== undefined) {
-        // It may still be starting (a concurrent `up`), so give it the start timeout.
-        if (await waitUntil(answers, { timeoutMs: startTimeoutMs, intervalMs: 100 })) {
-          log(`already running (pid ${running}) at ${url}`);
-          return env;
-        }
-        throw new Error(
-          `FerretDB (pid ${running}) runs but does not answer at ${url}; ` +
-            `run "npm run infra:down" and retry (log: ${logFile})`,
-        );
-      }
-
+      if (await adoptRunning(server, log)) return env;
       await mkdir(dataDir, { recursive: true });
       const binary = await buildLauncher(config.binDir, log);
-      const started = performance.now();
-      const server = await startDetached({
-        command: binary,
-        args: ["-listen-addr", `127.0.0.1:${config.ferretDbPort}`, "-sqlite-dir", dataDir],
-        logFile,
-        pidFile,
-      });
-      const ready = await waitUntil(answers, {
-        timeoutMs: startTimeoutMs,
-        intervalMs: 50,
-        abort: server.exited,
-      });
-      // Alive as well as answering: if our launcher could not bind, something else answers.
-      if (!ready || !isAlive(server.pid)) {
-        await stopProcess(server.pid, 2_000);
-        await rm(pidFile, { force: true });
-        throw new Error(
-          `FerretDB did not start at ${url}; last lines of ${logFile}:\n${await tailOf(logFile, 20)}`,
-        );
-      }
-      const seconds = ((performance.now() - started) / 1000).toFixed(2);
-      log(`started (pid ${server.pid}) at ${url} in ${seconds} s, data in ${dataDir}`);
+      await launchDetached(
+        server,
+        {
+          start: () =>
+            startDetached({
+              command: binary,
+              args: ["-listen-addr", `127.0.0.1:${config.ferretDbPort}`, "-sqlite-dir", dataDir],
+              logFile,
+              pidFile,
+            }),
+          describe: (pid, seconds) => `started (pid ${pid}) at ${url} in ${seconds} s, data in ${dataDir}`,
+        },
+        log,
+      );
       return env;
     },
 

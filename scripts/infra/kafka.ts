@@ -11,8 +11,9 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
+import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
 import type { InfraComponent } from "./infra-component.js";
 import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
 import {
@@ -23,17 +24,7 @@ import {
   prepareKafkaStorage,
 } from "./kafka-broker.js";
 import { ensureKafkaRuntime, kafkaLauncherClass, type KafkaRuntime } from "./kafka-runtime.js";
-import {
-  freePort,
-  isAlive,
-  readLivePid,
-  startDetached,
-  stopDetached,
-  stopProcess,
-  superviseChild,
-  tailOf,
-  waitUntil,
-} from "./processes.js";
+import { freePort, startDetached, stopDetached, superviseChild, tailOf, waitUntil } from "./processes.js";
 
 /** A JVM start plus the broker catching up with its controller; seconds, more on a busy box. */
 const startTimeoutMs = 60_000;
@@ -95,56 +86,45 @@ export function createKafkaComponent(
   const pidFile = join(dir, "kafka.pid");
   const logFile = join(dir, "kafka.log");
   const brokers = brokersAt(kafka.port);
-  const answers = () => kafkaAnswers(kafka.port, 1_000);
+  const server: DetachedServer = {
+    title: "Kafka",
+    address: brokers,
+    pidFile,
+    processSignature,
+    logFile,
+    startTimeoutMs,
+    probeIntervalMs: 100,
+    answers: () => kafkaAnswers(kafka.port, 1_000),
+  };
 
   return {
     name: "kafka",
 
     async up() {
       const env = { KAFKA_BROKERS: brokers };
-      const running = await readLivePid(pidFile, processSignature);
-      if (running !== undefined) {
-        // It may still be starting (a concurrent `up`), so give it the start timeout.
-        if (await waitUntil(answers, { timeoutMs: startTimeoutMs, intervalMs: 100 })) {
-          log(`already running (pid ${running}) at ${brokers}`);
-          return env;
-        }
-        throw new Error(
-          `Kafka (pid ${running}) runs but does not answer at ${brokers}; ` +
-            `run "npm run infra:down" and retry (log: ${logFile})`,
-        );
-      }
-
+      if (await adoptRunning(server, log)) return env;
       const runtime = await ensureKafkaRuntime({ cacheRoot: kafka.cacheRoot, javaBin: kafka.javaBin, log });
-      const started = performance.now();
-      const properties = await prepareKafkaStorage(runtime, {
-        configDir: dir,
-        dataDir,
-        port: kafka.port,
-        controllerPort: kafka.controllerPort,
-      });
-      const server = await startDetached({
-        command: runtime.java,
-        args: kafkaBrokerArgs(runtime, properties, false),
-        logFile,
-        pidFile,
-      });
-      const ready = await waitUntil(answers, {
-        timeoutMs: startTimeoutMs,
-        intervalMs: 100,
-        abort: server.exited,
-      });
-      // Alive as well as answering: if our broker could not bind, another one answers.
-      if (!ready || !isAlive(server.pid)) {
-        await stopProcess(server.pid, 2_000);
-        await rm(pidFile, { force: true });
-        throw new Error(
-          `Kafka did not start at ${brokers}; last lines of ${logFile}:\n${await tailOf(logFile, 20)}`,
-        );
-      }
-      const seconds = ((performance.now() - started) / 1000).toFixed(2);
-      log(
-        `Kafka ${runtime.version} started (pid ${server.pid}) at ${brokers} in ${seconds} s, data in ${dataDir}`,
+      await launchDetached(
+        server,
+        {
+          async start() {
+            const properties = await prepareKafkaStorage(runtime, {
+              configDir: dir,
+              dataDir,
+              port: kafka.port,
+              controllerPort: kafka.controllerPort,
+            });
+            return startDetached({
+              command: runtime.java,
+              args: kafkaBrokerArgs(runtime, properties, false),
+              logFile,
+              pidFile,
+            });
+          },
+          describe: (pid, seconds) =>
+            `Kafka ${runtime.version} started (pid ${pid}) at ${brokers} in ${seconds} s, data in ${dataDir}`,
+        },
+        log,
       );
       return env;
     },

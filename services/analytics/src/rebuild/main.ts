@@ -6,16 +6,13 @@
  * chDB belong to one process at a time, so in embedded mode stop the platform first; on Kafka
  * and ClickHouse the platform may keep running.
  */
-import { join } from "node:path";
 import {
   openAnalyticsStore,
   readAnalyticsStoreSettings,
 } from "@commerce/runtime/analytics/analytics-store-settings.js";
 import { ConfigError, EnvReader } from "@commerce/runtime/config/env-reader.js";
 import { readInfraSettings, readProcessSettings } from "@commerce/runtime/config/process-settings.js";
-import { createEmbeddedBus } from "@commerce/runtime/events/embedded-bus.js";
-import type { EventBus } from "@commerce/runtime/events/event-bus.js";
-import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
+import { openPlatformBus } from "@commerce/runtime/events/platform-bus.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { rebuildAnalytics } from "./analytics-rebuild.js";
 
@@ -26,15 +23,12 @@ async function main(): Promise<void> {
   const analytics = readAnalyticsStoreSettings(reader, processSettings.dataDir);
   reader.finish(undefined);
   const logger = createLogger(processSettings.logLevel, "commerce-analytics-rebuild");
-  const bus: EventBus =
-    infra.kafkaBrokers !== undefined
-      ? await createKafkaBus({
-          brokers: infra.kafkaBrokers,
-          clientId: "commerce-analytics-rebuild",
-          partitions: infra.kafkaPartitions,
-          logger: logger.child({ component: "kafka" }),
-        })
-      : await createEmbeddedBus({ dataDir: join(processSettings.dataDir, "events"), logger });
+  const bus = await openPlatformBus({
+    infra,
+    dataDir: processSettings.dataDir,
+    clientId: "commerce-analytics-rebuild",
+    logger,
+  });
   try {
     const store = await openAnalyticsStore(analytics);
     try {

@@ -21,10 +21,9 @@
  */
 import { mkdirSync } from "node:fs";
 import { Session } from "chdb";
-import type { AnalyticsRow, AnalyticsStore, ResultRow } from "./analytics-store.js";
-import { AnalyticsStoreError, type AnalyticsOperation } from "./analytics-store-error.js";
-import { encodeJsonEachRow } from "./json-each-row.js";
-import { plainIdentifier, type Sql } from "./sql.js";
+import type { AnalyticsStore } from "./analytics-store.js";
+import { AnalyticsStoreError } from "./analytics-store-error.js";
+import { storeOnEngine } from "./engine-store.js";
 
 export interface ChdbAnalyticsStoreOptions {
   /** The engine's data folder; created if missing. */
@@ -47,57 +46,27 @@ export function openChdbAnalyticsStore(options: ChdbAnalyticsStoreOptions): Anal
   } catch (error) {
     throw new AnalyticsStoreError("open", error);
   }
-  let closed = false;
-
-  async function attempt<T>(operation: AnalyticsOperation, work: () => Promise<T>): Promise<T> {
-    if (closed) throw new AnalyticsStoreError(operation, new Error("the analytics store is closed"));
-    try {
-      return await work();
-    } catch (error) {
-      throw new AnalyticsStoreError(operation, error);
-    }
-  }
-
-  return {
-    command: (statement: Sql) =>
-      attempt("command", async () => {
-        await session.queryAsync(statement.text, { format: "TabSeparated" });
-      }),
-
-    async insert(table: string, rows: readonly AnalyticsRow[]) {
-      const target = plainIdentifier(table);
-      if (rows.length === 0) return;
-      const payload = Buffer.from(encodeJsonEachRow(rows));
-      await attempt("insert", async () => {
-        await session.insert({ table: target, values: payload, format: "JSONEachRow" });
-      });
+  return storeOnEngine({
+    async command(text) {
+      await session.queryAsync(text, { format: "TabSeparated" });
     },
-
-    query: <T extends ResultRow>(statement: Sql) =>
-      attempt("query", async () => {
-        const text = (await session.queryAsync(statement.text, { format: "JSONEachRow" })).text();
-        return text
-          .split("\n")
-          .filter((line) => line !== "")
-          .map((line) => JSON.parse(line) as T);
-      }),
-
+    async insert(table, jsonEachRow) {
+      await session.insert({ table, values: Buffer.from(jsonEachRow), format: "JSONEachRow" });
+    },
+    async query<T>(text: string) {
+      const output = (await session.queryAsync(text, { format: "JSONEachRow" })).text();
+      return output
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as T);
+    },
     async ping() {
-      if (closed) return false;
-      try {
-        await session.queryAsync("SELECT 1", { format: "TabSeparated" });
-        return true;
-      } catch {
-        return false;
-      }
+      await session.queryAsync("SELECT 1", { format: "TabSeparated" });
+      return true;
     },
-
     close() {
-      if (!closed) {
-        closed = true;
-        session.close();
-      }
+      session.close();
       return Promise.resolve();
     },
-  };
+  });
 }

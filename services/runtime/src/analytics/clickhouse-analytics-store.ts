@@ -15,10 +15,9 @@
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
-import type { AnalyticsRow, AnalyticsStore, ResultRow } from "./analytics-store.js";
-import { AnalyticsStoreError, type AnalyticsOperation } from "./analytics-store-error.js";
-import { encodeJsonEachRow } from "./json-each-row.js";
-import { identifier, type Sql } from "./sql.js";
+import type { AnalyticsStore } from "./analytics-store.js";
+import { storeOnEngine } from "./engine-store.js";
+import { identifier } from "./sql.js";
 
 export interface ClickHouseAnalyticsStoreOptions {
   /** `http://host:8123`: the server's HTTP interface. */
@@ -38,56 +37,25 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsStore
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     log: { level: ClickHouseLogLevel.OFF },
   });
-  let closed = false;
-
-  async function attempt<T>(operation: AnalyticsOperation, work: () => Promise<T>): Promise<T> {
-    if (closed) throw new AnalyticsStoreError(operation, new Error("the analytics store is closed"));
-    try {
-      return await work();
-    } catch (error) {
-      throw new AnalyticsStoreError(operation, error);
-    }
-  }
-
-  return {
-    command: (statement: Sql) =>
-      attempt("command", async () => {
-        await client.command({ query: statement.text });
-      }),
-
-    async insert(table: string, rows: readonly AnalyticsRow[]) {
-      const target = identifier(table).text;
-      if (rows.length === 0) return;
-      const payload = encodeJsonEachRow(rows);
-      await attempt("insert", async () => {
-        // `exec` sends our JSONEachRow text as it is (`insert` would JSON-encode it again).
-        const result = await client.exec({
-          query: `INSERT INTO ${target} FORMAT JSONEachRow`,
-          values: Readable.from([payload], { objectMode: false }),
-        });
-        await finished(result.stream.resume());
+  return storeOnEngine({
+    async command(text) {
+      await client.command({ query: text });
+    },
+    async insert(table, jsonEachRow) {
+      // `exec` sends our JSONEachRow text as it is (`insert` would JSON-encode it again).
+      const result = await client.exec({
+        query: `INSERT INTO ${identifier(table).text} FORMAT JSONEachRow`,
+        values: Readable.from([jsonEachRow], { objectMode: false }),
       });
+      await finished(result.stream.resume());
     },
-
-    query: <T extends ResultRow>(statement: Sql) =>
-      attempt("query", async () => {
-        const result = await client.query({ query: statement.text, format: "JSONEachRow" });
-        return result.json<T>();
-      }),
-
+    async query<T>(text: string) {
+      const result = await client.query({ query: text, format: "JSONEachRow" });
+      return result.json<T>();
+    },
     async ping() {
-      if (closed) return false;
-      try {
-        return (await client.ping()).success;
-      } catch {
-        return false;
-      }
+      return (await client.ping()).success;
     },
-
-    async close() {
-      if (closed) return;
-      closed = true;
-      await client.close();
-    },
-  };
+    close: () => client.close(),
+  });
 }
