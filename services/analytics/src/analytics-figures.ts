@@ -1,15 +1,15 @@
 /**
- * The figures, read from the tables the stream processor writes (docs/decisions.md
- * "Analytics" defines each). Every table is read with FINAL, so each event id counts once
- * however often it was delivered; counts are over distinct ids on top of that. Money is summed
- * as Int64 minor units in the store and read as decimal text, so it stays exact.
+ * The figures, read from the daily rollup the stream processor keeps (analytics-rollups.ts;
+ * docs/decisions.md "Analytics" defines each): a few hundred rows a year, read with FINAL so
+ * that each day counts in its latest sum. Money is summed as Int64 minor units in the store and
+ * read as decimal text, so it stays exact.
  *
  * The SQL keeps to what both ClickHouse 18.16 and chDB run (docs/decisions.md "Analytics
- * store"): no WITH FILL (days without revenue are filled here), no true/false.
+ * store"): no WITH FILL (days without revenue are filled by the reports), no true/false.
  */
 import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
 import { sql } from "@commerce/runtime/analytics/sql.js";
-import { orderStatusOfRank, orderStatuses, type OrderStatus } from "./order-status-rank.js";
+import { orderStatuses, type OrderStatus } from "./order-statuses.js";
 
 export interface OrderFigures {
   /** Orders placed (ORDER_PLACED received). */
@@ -18,92 +18,70 @@ export interface OrderFigures {
   readonly ordersByStatus: Readonly<Record<OrderStatus, number>>;
 }
 
-export interface AnalyticsFigures {
+export interface DashboardFigures {
   /** Accounts registered and not deleted. */
-  totalUsers(): Promise<number>;
-  orders(): Promise<OrderFigures>;
-  /** Orders placed on `day` (UTC, YYYY-MM-DD). */
-  ordersOn(day: string): Promise<number>;
+  readonly totalUsers: number;
+  readonly totalOrders: number;
+  /** Orders placed on the day asked for (UTC). */
+  readonly ordersOnDay: number;
   /** The sum of successful payments, in minor units. */
-  totalRevenueMinor(): Promise<bigint>;
+  readonly revenueMinor: bigint;
+}
+
+export interface AnalyticsFigures {
+  /** The dashboard's figures, with the orders placed on `day` (UTC, YYYY-MM-DD). */
+  dashboard(day: string): Promise<DashboardFigures>;
+  orders(): Promise<OrderFigures>;
   /** Successful payments per UTC day from `from` to `to` inclusive, only days that have some. */
   revenueByDayMinor(from: string, to: string): Promise<ReadonlyMap<string, bigint>>;
 }
 
-/**
- * Each successful payment once (by payment id, on top of FINAL's event id: the Payment service
- * publishes one PAYMENT_SUCCESS per payment, and this holds even if two ever carried one id).
- */
-const successfulPayments = sql`
-  SELECT payment_id, any(amount_minor) AS amount_minor, any(day) AS day
-  FROM payment_events FINAL
-  WHERE event_type = 'PAYMENT_SUCCESS'
-  GROUP BY payment_id`;
-
 export function createAnalyticsFigures(store: AnalyticsStore): AnalyticsFigures {
   return {
-    async totalUsers() {
-      const [row] = await store.query<{ n: string }>(sql`
-        SELECT countIf(registered = 1 AND deleted = 0) AS n FROM (
-          SELECT user_id,
-                 max(event_type = 'USER_REGISTERED') AS registered,
-                 max(event_type = 'USER_DELETED') AS deleted
-          FROM user_events FINAL
-          GROUP BY user_id
-        )`);
-      return count(row?.n);
+    async dashboard(day) {
+      const [row] = await store.query<{ users: string; orders: string; onDay: string; revenue: string }>(sql`
+        SELECT sum(users_registered) - sum(users_deleted) AS users,
+               sum(orders_placed) AS orders,
+               sumIf(orders_placed, day = toDate(${day})) AS onDay,
+               sum(revenue_minor) AS revenue
+        FROM figures_by_day FINAL`);
+      return {
+        totalUsers: count(row?.users),
+        totalOrders: count(row?.orders),
+        ordersOnDay: count(row?.onDay),
+        revenueMinor: BigInt(row?.revenue ?? "0"),
+      };
     },
 
     async orders() {
-      // An order counts once its ORDER_PLACED is in: a status update that overtook it (another
-      // partition's lag cannot cause that, a replay of part of the log could) waits for it.
-      const rows = await store.query<{ rank: number; n: string }>(sql`
-        SELECT rank, count() AS n FROM (
-          SELECT order_id, max(status_rank) AS rank, max(event_type = 'ORDER_PLACED') AS placed
-          FROM order_events FINAL
-          GROUP BY order_id
-        )
-        WHERE placed = 1
-        GROUP BY rank`);
-      const ordersByStatus = Object.fromEntries(orderStatuses.map((status) => [status, 0])) as Record<
-        OrderStatus,
-        number
-      >;
-      let totalOrders = 0;
-      for (const row of rows) {
-        const status = orderStatusOfRank(row.rank);
-        if (status === undefined) throw new Error(`order_events holds an unknown status rank ${row.rank}`);
-        ordersByStatus[status] = count(row.n);
-        totalOrders += ordersByStatus[status];
-      }
-      return { totalOrders, ordersByStatus };
-    },
-
-    async ordersOn(day) {
-      const [row] = await store.query<{ n: string }>(sql`
-        SELECT uniqExact(order_id) AS n FROM order_events FINAL
-        WHERE event_type = 'ORDER_PLACED' AND day = toDate(${day})`);
-      return count(row?.n);
-    },
-
-    async totalRevenueMinor() {
-      const [row] = await store.query<{ total: string }>(
-        sql`SELECT sum(amount_minor) AS total FROM (${successfulPayments})`,
-      );
-      return BigInt(row?.total ?? "0");
+      const [row] = await store.query<Record<"placed" | OrderStatus, string>>(sql`
+        SELECT sum(orders_placed) AS placed,
+               sum(orders_created) AS CREATED,
+               sum(orders_confirmed) AS CONFIRMED,
+               sum(orders_cancelled) AS CANCELLED
+        FROM figures_by_day FINAL
+        WHERE family = 'orders'`);
+      const ordersByStatus = Object.fromEntries(
+        orderStatuses.map((status) => [status, count(row?.[status])]),
+      ) as Record<OrderStatus, number>;
+      return { totalOrders: count(row?.placed), ordersByStatus };
     },
 
     async revenueByDayMinor(from, to) {
       const rows = await store.query<{ day: string; total: string }>(sql`
-        SELECT day, sum(amount_minor) AS total FROM (${successfulPayments})
-        WHERE day >= toDate(${from}) AND day <= toDate(${to})
+        SELECT day, sum(revenue_minor) AS total FROM figures_by_day FINAL
+        WHERE family = 'payments' AND day >= toDate(${from}) AND day <= toDate(${to})
         GROUP BY day`);
       return new Map(rows.map((row) => [row.day, BigInt(row.total)]));
     },
   };
 }
 
-/** A count read as UInt64 text, as a JSON number (the contract's uint32). */
+/**
+ * A count read as Int64 text, as a JSON number (the contract's uint32). A negative one means
+ * the log lacks events the others depend on (a status update without its placement, a deletion
+ * without its registration): it fails the query rather than show a wrong figure.
+ */
 function count(text: string | undefined): number {
   const value = Number(text ?? "0");
   if (!Number.isSafeInteger(value) || value < 0 || value > 0xffff_ffff) {

@@ -30,17 +30,12 @@ export interface AnalyticsReports {
 export function createAnalyticsReports(figures: AnalyticsFigures, clock: Clock): AnalyticsReports {
   return {
     async dashboard() {
-      const [totalUsers, orders, ordersToday, revenue] = await Promise.all([
-        figures.totalUsers(),
-        figures.orders(),
-        figures.ordersOn(formatDate(clock())),
-        figures.totalRevenueMinor(),
-      ]);
+      const figuresToday = await figures.dashboard(formatDate(clock()));
       return {
-        totalUsers,
-        totalOrders: orders.totalOrders,
-        totalRevenue: fromMinorUnitsTotal(revenue),
-        ordersToday,
+        totalUsers: figuresToday.totalUsers,
+        totalOrders: figuresToday.totalOrders,
+        totalRevenue: fromMinorUnitsTotal(figuresToday.revenueMinor),
+        ordersToday: figuresToday.ordersOnDay,
       };
     },
 

@@ -1,5 +1,5 @@
 /**
- * The row each event becomes in the analytics tables (analytics-schema.ts), or none: the
+ * The row each event becomes in its family's event table (analytics-rollups.ts), or none: the
  * processor consumes four topics, and only the types a figure reads give rows (USER_LOGIN,
  * USER_ROLE_CHANGED, PAYMENT_CREATED, PAYMENT_FAILED and the product events give none today;
  * a figure that needs one adds a table by migration, and a rebuild fills it from the log).
@@ -13,7 +13,6 @@ import type { AnalyticsRow } from "@commerce/runtime/analytics/analytics-store.j
 import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
 import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
 import { PermanentEventError } from "@commerce/runtime/events/permanent-event-error.js";
-import { formatDate } from "@commerce/runtime/time/wall-clock.js";
 import {
   UserDeletedSchema,
   UserRegisteredSchema,
@@ -23,12 +22,14 @@ import {
   OrderStatusUpdatedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
 import { PaymentSucceededSchema } from "@commerce/runtime/gen/commerce/events/v1/payment_events_pb.js";
-import { analyticsTables, type AnalyticsTable } from "../analytics-schema.js";
-import { orderStatusRank } from "../order-status-rank.js";
+import type { EventFamily } from "../analytics-rollups.js";
+import { isOrderStatus } from "../order-statuses.js";
 
 export interface TableRow {
-  readonly table: AnalyticsTable;
+  readonly family: EventFamily;
   readonly row: AnalyticsRow;
+  /** The row's `occurred_at`: the second whose rollup it changes. */
+  readonly occurredAt: Date;
 }
 
 type RowMapper = (record: EventRecord) => TableRow;
@@ -54,7 +55,7 @@ const mappers: ReadonlyMap<string, RowMapper> = new Map<string, RowMapper>([
     typeOf(OrderPlacedSchema),
     (record) => {
       const event = parseEventData(OrderPlacedSchema, record);
-      return orderRow(record, event.orderId, "CREATED", event.totalAmountMinor, [
+      return orderRow(record, event.orderId, ["", "CREATED"], event.totalAmountMinor, [
         "orderDate",
         event.orderDate,
       ]);
@@ -64,7 +65,7 @@ const mappers: ReadonlyMap<string, RowMapper> = new Map<string, RowMapper>([
     typeOf(OrderStatusUpdatedSchema),
     (record) => {
       const event = parseEventData(OrderStatusUpdatedSchema, record);
-      return orderRow(record, event.orderId, event.status, event.totalAmountMinor, [
+      return orderRow(record, event.orderId, [event.previousStatus, event.status], event.totalAmountMinor, [
         "updatedAt",
         event.updatedAt,
       ]);
@@ -76,7 +77,8 @@ const mappers: ReadonlyMap<string, RowMapper> = new Map<string, RowMapper>([
       const event = parseEventData(PaymentSucceededSchema, record);
       const at = timestamp(record, "paidAt", event.paidAt);
       return {
-        table: analyticsTables.payments,
+        family: "payments",
+        occurredAt: at,
         row: {
           event_id: record.id,
           event_type: record.type,
@@ -84,7 +86,6 @@ const mappers: ReadonlyMap<string, RowMapper> = new Map<string, RowMapper>([
           order_id: present(record, "orderId", event.orderId),
           amount_minor: amount(record, "amountMinor", event.amountMinor),
           occurred_at: at,
-          day: formatDate(at),
         },
       };
     },
@@ -101,38 +102,45 @@ type TimeField = readonly [name: string, text: string];
 
 function userRow(record: EventRecord, userId: number, time: TimeField): TableRow {
   if (userId <= 0) throw poison(record, "has no user id");
+  const at = timestamp(record, ...time);
   return {
-    table: analyticsTables.users,
+    family: "users",
+    occurredAt: at,
     row: {
       event_id: record.id,
       event_type: record.type,
       user_id: userId,
-      occurred_at: timestamp(record, ...time),
+      occurred_at: at,
     },
   };
 }
 
+/** An order's move: the status it left ("" for a placement) and the one it entered. */
+type OrderMove = readonly [previous: string, status: string];
+
 function orderRow(
   record: EventRecord,
   orderId: string,
-  status: string,
+  [previous, status]: OrderMove,
   totalMinor: bigint,
   time: TimeField,
 ): TableRow {
-  const rank = orderStatusRank(status);
-  if (rank === undefined) throw poison(record, `has an unknown order status "${status}"`);
+  if (!isOrderStatus(status)) throw poison(record, `has an unknown order status "${status}"`);
+  if (record.type !== typeOf(OrderPlacedSchema) && !isOrderStatus(previous)) {
+    throw poison(record, `has an unknown previous order status "${previous}"`);
+  }
   const at = timestamp(record, ...time);
   return {
-    table: analyticsTables.orders,
+    family: "orders",
+    occurredAt: at,
     row: {
       event_id: record.id,
       event_type: record.type,
       order_id: present(record, "orderId", orderId),
       status,
-      status_rank: rank,
+      previous_status: previous,
       total_amount_minor: amount(record, "totalAmountMinor", totalMinor),
       occurred_at: at,
-      day: formatDate(at),
     },
   };
 }

@@ -24,7 +24,7 @@ import { createStreamProcessor } from "./stream-processor.js";
 export const processorGroup = "analytics-processor";
 
 /** Batches: at most this many records, waiting at most this long to fill (freshness). */
-export const processorBatch = { maxRecords: 1_000, maxWaitMs: 200 } as const;
+export const processorBatch = { maxRecords: 5_000, maxWaitMs: 200 } as const;
 
 /** Retries of a failing batch: as many as it takes (see the module comment). */
 const untilTheStoreAnswers = Number.MAX_SAFE_INTEGER;

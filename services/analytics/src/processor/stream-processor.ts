@@ -1,9 +1,10 @@
 /**
  * The stream processor's work on one batch (docs/decisions.md "Analytics"): each record becomes
- * at most one row (event-rows.ts), and the rows go to the store with one insert per table. The
- * handler resolves only after the store acknowledged every insert, and the bus commits the
- * batch only then, so a crash between the two redelivers the batch: its rows arrive again with
- * the same event ids, which FINAL reads once.
+ * at most one row (event-rows.ts); the rows go to their family's event table with one insert
+ * per table, and then the rollups of the seconds they touched are summed again
+ * (analytics-rollups.ts). The handler resolves only after all of it is acknowledged, and the
+ * bus commits the batch only then, so a crash anywhere in between redelivers the batch: its rows
+ * arrive again with the same event ids, which FINAL reads once, and the sums are taken again.
  *
  * A record that cannot be placed fails the whole batch with `PermanentEventError` before
  * anything is written; the consumer's policy (`withBatchRetries`) then hands the records over
@@ -12,32 +13,42 @@
 import type { AnalyticsRow, AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
 import type { BatchHandler } from "@commerce/runtime/events/event-bus.js";
 import { PermanentEventError } from "@commerce/runtime/events/permanent-event-error.js";
-import type { AnalyticsTable } from "../analytics-schema.js";
+import { eventTables, refreshRollups, type EventFamily } from "../analytics-rollups.js";
 import { analyticsRowOf } from "./event-rows.js";
 
 export function createStreamProcessor(store: AnalyticsStore): BatchHandler {
   return async (batch) => {
-    const rows = new Map<AnalyticsTable, AnalyticsRow[]>();
+    const rows = new Map<EventFamily, AnalyticsRow[]>();
+    const seconds = new Map<EventFamily, Date[]>();
     for (const record of batch.records) {
       const mapped = analyticsRowOf(record);
       if (mapped === undefined) continue;
-      const table = rows.get(mapped.table);
-      if (table === undefined) rows.set(mapped.table, [mapped.row]);
-      else table.push(mapped.row);
+      append(rows, mapped.family, mapped.row);
+      append(seconds, mapped.family, mapped.occurredAt);
     }
-    for (const [table, tableRows] of rows) {
+    for (const [family, familyRows] of rows) {
       try {
-        await store.insert(table, tableRows);
+        await store.insert(eventTables[family], familyRows);
       } catch (error) {
         // The store's encoding refused a value (a string with a lone surrogate, say) before
         // anything was sent: no retry can change that record.
         if (error instanceof TypeError) {
-          throw new PermanentEventError(`a row for ${table} cannot be stored: ${error.message}`, {
-            cause: error,
-          });
+          throw new PermanentEventError(
+            `a row for ${eventTables[family]} cannot be stored: ${error.message}`,
+            {
+              cause: error,
+            },
+          );
         }
         throw error;
       }
     }
+    for (const [family, touched] of seconds) await refreshRollups(store, family, touched);
   };
+}
+
+function append<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
+  const list = lists.get(key);
+  if (list === undefined) lists.set(key, [value]);
+  else list.push(value);
 }

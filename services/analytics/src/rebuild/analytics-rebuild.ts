@@ -18,7 +18,7 @@ import { startBatchConsumer } from "@commerce/runtime/events/event-consumer.js";
 import type { EventLogger } from "@commerce/runtime/events/event-logger.js";
 import { eventTopics } from "@commerce/runtime/events/event-topics.js";
 import { setTimeout as delay } from "node:timers/promises";
-import { analyticsMigrations, analyticsTables } from "../analytics-schema.js";
+import { analyticsMigrations, pipelineTables } from "../analytics-schema.js";
 import { processorBatch } from "../processor/processor-module.js";
 import { createStreamProcessor } from "../processor/stream-processor.js";
 
@@ -42,7 +42,7 @@ export interface RebuildResult {
 export async function rebuildAnalytics(options: RebuildOptions): Promise<RebuildResult> {
   const { store, bus, logger } = options;
   await migrateAnalyticsStore(store, analyticsMigrations);
-  for (const table of Object.values(analyticsTables)) {
+  for (const table of pipelineTables) {
     await store.command(sql`TRUNCATE TABLE ${identifier(table)}`);
   }
   const topics = eventTopics();

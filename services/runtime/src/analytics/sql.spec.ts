@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Sql, identifier, sql, type SqlValue } from "./sql.js";
+import { Sql, identifier, joinSql, sql, sqlList, type SqlValue } from "./sql.js";
 
 describe("sql", () => {
   it("writes strings with quote, backslash and control characters escaped, other characters as they are", () => {
@@ -45,6 +45,15 @@ describe("sql", () => {
     for (const value of refused) {
       expect(() => sql`${value as SqlValue}`, String(value)).to.throw(TypeError);
     }
+  });
+
+  it("writes a list of values for IN, refusing an empty one, and joins fragments", () => {
+    expect(sql`x IN ${sqlList(["a'b", 2, new Date("2024-05-01T00:00:00Z")])}`.text).to.equal(
+      "x IN ('a\\'b', 2, toDateTime('2024-05-01 00:00:00', 'UTC'))",
+    );
+    expect(() => sqlList([])).to.throw(TypeError, "at least one");
+    expect(() => sqlList([undefined as unknown as SqlValue])).to.throw(TypeError);
+    expect(joinSql([sql`a = ${1}`, sql`b = ${-2}`], sql` OR `).text).to.equal("a = 1 OR b = (-2)");
   });
 
   it("accepts only plain names as identifiers", () => {

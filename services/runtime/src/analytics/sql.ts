@@ -53,6 +53,17 @@ export function sql(strings: TemplateStringsArray, ...values: readonly (SqlValue
   return new Sql(brand, text);
 }
 
+/** `(v1, v2, …)`: values for `IN`; at least one (`IN ()` is not SQL). */
+export function sqlList(values: readonly SqlValue[]): Sql {
+  if (values.length === 0) throw new TypeError("an SQL list needs at least one value");
+  return new Sql(brand, `(${values.map(literal).join(", ")})`);
+}
+
+/** Fragments joined by `separator` (a fixed piece of SQL such as `, ` or ` OR `). */
+export function joinSql(fragments: readonly Sql[], separator: Sql): Sql {
+  return new Sql(brand, fragments.map((fragment) => fragment.text).join(separator.text));
+}
+
 const plainName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** A table, database or column name, backquoted; only letters, digits and `_` are accepted. */
