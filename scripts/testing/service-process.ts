@@ -90,7 +90,9 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Ser
     child.stdout.on("data", onData);
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`${options.name} exited with ${code ?? signal ?? "?"} before it listened:\n${output}`));
+      reject(
+        new Error(`${options.name} exited with ${code ?? signal ?? "?"} before it listened:\n${output}`),
+      );
     });
   });
 }

@@ -118,7 +118,12 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
   let figures: AnalyticsFigures;
   let processor: ServiceProcess | undefined;
   const published: EventRecord[] = [];
-  const secrets = { peer: randomBytes(32).toString("base64url"), edge: randomBytes(32).toString("base64url") };
+  /** Stops what `before` started, in reverse order, however far it got. */
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const secrets = {
+    peer: randomBytes(32).toString("base64url"),
+    edge: randomBytes(32).toString("base64url"),
+  };
 
   const startProcessor = (): Promise<ServiceProcess> =>
     startServiceProcess({
@@ -145,7 +150,11 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
    * Waits until the inserts ClickHouse acknowledged from the `since`-th on carry every id of
    * `ids`, or the deadline passed, or the processor exited; answers the ids still missing.
    */
-  async function notWrittenSince(since: number, ids: readonly string[], deadlineMs: number): Promise<string[]> {
+  async function notWrittenSince(
+    since: number,
+    ids: readonly string[],
+    deadlineMs: number,
+  ): Promise<string[]> {
     const deadline = Date.now() + deadlineMs;
     for (;;) {
       const written = new Set(proxy.inserts.slice(since).flatMap((insert) => insert.eventIds));
@@ -193,18 +202,29 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
 
   before(async () => {
     scratch = await mkdtemp(join(tmpdir(), "analytics-processor-crash-"));
-    [kafka, clickHouse] = await Promise.all([
+    cleanups.push(() => rm(scratch, { recursive: true, force: true }));
+    const [startedKafka, startedClickHouse] = await Promise.allSettled([
       startKafka({ dataDir: join(scratch, "kafka") }),
       startClickHouse({ dataDir: join(scratch, "clickhouse") }),
     ]);
+    for (const started of [startedKafka, startedClickHouse]) {
+      if (started.status === "fulfilled") cleanups.push(() => started.value.stop());
+    }
+    if (startedKafka.status === "rejected") throw startedKafka.reason;
+    if (startedClickHouse.status === "rejected") throw startedClickHouse.reason;
+    kafka = startedKafka.value;
+    clickHouse = startedClickHouse.value;
     proxy = await startClickHouseCrashProxy(clickHouse.url);
+    cleanups.push(() => proxy.close());
     bus = await createKafkaBus({
       brokers: [kafka.brokers],
       clientId: "analytics-processor-crash-test",
       logger: createLogger("error", "analytics-processor-crash-test"),
     });
+    cleanups.push(() => bus.close());
     // The processor creates the database at its first start; this store reads it directly.
     store = createClickHouseAnalyticsStore({ url: clickHouse.url, database });
+    cleanups.push(() => store.close());
     figures = createAnalyticsFigures(store);
 
     // The first stretch, written and committed once, as the history the redeliveries meet.
@@ -224,18 +244,18 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
   });
 
   after(async () => {
-    await Promise.allSettled([bus?.close(), store?.close(), proxy?.close()]);
-    await Promise.allSettled([kafka?.stop(), clickHouse?.stop()]);
-    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+    // What started last stops first: the clients, then the servers, then their directory.
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   });
 
   it("killed with SIGKILL after its insert, before its commit: the batch is written again and every figure counts each event once", async () => {
     await publish(secondSet);
-    let victim: Promise<ServiceProcess> | undefined;
+    // Armed before this test yields to the event loop: the proxy can see no request of the new
+    // process before that.
+    const victim = startProcessor();
     const cut = proxy.crashAfterNextInsert(async () => {
-      await (await victim)?.kill();
+      await (await victim).kill();
     });
-    victim = startProcessor();
     processor = await victim;
     const deadline = delay(redeliveryDeadlineMs, undefined, { ref: false });
     const killed = await Promise.race([cut, deadline]);

@@ -48,7 +48,8 @@ interface Answer {
 /** Headers of one hop: the proxy sends its answers whole, with their own length. */
 const hopHeaders = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
 
-const insertStatement = /^\s*INSERT\s+INTO\s+`?(\w+)`?/i;
+/** An insert of rows in the body; the client sends every other statement in the body itself. */
+const insertStatement = /^\s*INSERT\s+INTO\s+`?(\w+)`?\s+FORMAT\s+JSONEachRow\s*$/i;
 
 export async function startClickHouseCrashProxy(clickHouseUrl: string): Promise<ClickHouseCrashProxy> {
   const upstream = new URL(clickHouseUrl);
@@ -71,7 +72,11 @@ export async function startClickHouseCrashProxy(clickHouseUrl: string): Promise<
           const chunks: Buffer[] = [];
           answer.on("data", (chunk: Buffer) => chunks.push(chunk));
           answer.once("end", () => {
-            resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(chunks) });
+            resolve({
+              status: answer.statusCode ?? 502,
+              headers: answer.headers,
+              body: Buffer.concat(chunks),
+            });
           });
           answer.once("error", reject);
         },
@@ -118,7 +123,9 @@ export async function startClickHouseCrashProxy(clickHouseUrl: string): Promise<
         return;
       }
       if (insert === undefined) {
-        crash.reject(new Error(`ClickHouse refused the insert (${answer.status}): ${answer.body.toString()}`));
+        crash.reject(
+          new Error(`ClickHouse refused the insert (${answer.status}): ${answer.body.toString()}`),
+        );
       } else {
         try {
           await crash.crash();

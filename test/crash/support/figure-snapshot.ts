@@ -89,7 +89,10 @@ export function expectedFigures(events: readonly EventRecord[], days: FigureDays
       }
       case paidType: {
         const payment = parseEventData(PaymentSucceededSchema, record);
-        payments.set(payment.paymentId, { day: payment.paidAt.slice(0, 10), amountMinor: payment.amountMinor });
+        payments.set(payment.paymentId, {
+          day: payment.paidAt.slice(0, 10),
+          amountMinor: payment.amountMinor,
+        });
         break;
       }
     }
@@ -101,7 +104,8 @@ export function expectedFigures(events: readonly EventRecord[], days: FigureDays
   }
   const revenueByDay = new Map<string, bigint>();
   for (const { day, amountMinor } of payments.values()) {
-    if (day >= days.from && day <= days.today) revenueByDay.set(day, (revenueByDay.get(day) ?? 0n) + amountMinor);
+    if (day >= days.from && day <= days.today)
+      revenueByDay.set(day, (revenueByDay.get(day) ?? 0n) + amountMinor);
   }
   return {
     totalUsers: [...users].filter((user) => !deleted.has(user)).length,
