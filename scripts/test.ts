@@ -13,6 +13,9 @@
  *      nodes; built from Go modules and cached on first use) that helm installs a chart on;
  *   5. crash recovery: the platform killed under order load gives leaked stock back in time, and
  *      killed in the middle of a payment create converges on one gateway order and one payment;
+ *      the analytics stream processor (its own process, on a private Kafka and ClickHouse)
+ *      killed after an insert and before its commit, or replayed from the earliest offset,
+ *      leaves every figure exact;
  *   6. the black-box acceptance suite over HTTP against the platform in embedded mode (chDB;
  *      with the service-port suite against its services' port), on FerretDB with the embedded
  *      bus, and on FerretDB with Kafka (both with ClickHouse);
@@ -105,9 +108,11 @@ try {
     ["scripts/k8s/**/*.spec.ts"],
   );
 
-  await step("crash recovery: leaked stock returns, a payment converges (embedded)", bin("mocha"), [
-    "test/crash/**/*.spec.ts",
-  ]);
+  await step(
+    "crash recovery: leaked stock returns, a payment converges (embedded), analytics stay exact (kill, replay)",
+    bin("mocha"),
+    ["test/crash/**/*.spec.ts"],
+  );
 
   const deployment = {
     JWT_SECRET: secret(64),
