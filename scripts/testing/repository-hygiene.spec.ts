@@ -50,6 +50,12 @@ describe("the repository", () => {
     expect(citing).to.deep.equal([]);
   });
 
+  it("holds no unresolved merge: no conflict marker at the start of a line", () => {
+    // Built here, so that this file holds none itself.
+    const marker = new RegExp(`^\\s*(${["<", ">"].map((c) => c.repeat(7)).join("|")})( |$)`, "m");
+    expect(files.filter((path) => marker.test(read(path)))).to.deep.equal([]);
+  });
+
   it("runs only files that exist from its npm scripts", () => {
     const { scripts } = JSON.parse(read("package.json")) as PackageJson;
     const missing = Object.entries(scripts).flatMap(([name, command]) =>
