@@ -36,7 +36,8 @@ const publishChunk = 5_000;
 const pollMs = 100;
 /** How long the processor may take to drain the backlog before the run gives up. */
 const drainTimeoutMs = 600_000;
-const logger = createLogger("warn", "analytics-bench");
+// Errors only: KafkaJS warns while a topic it just created gets its leader, and retries.
+const logger = createLogger("error", "analytics-bench");
 
 /** Publishes `records` in order, in chunks; resolves with the events per second. */
 async function publishAll(bus: EventBus, records: readonly EventRecord[]): Promise<number> {
@@ -55,8 +56,11 @@ interface Drained {
   readonly total: bigint;
 }
 
-/** Polls the processor group's lag until it has passed every record the log holds now. */
-async function untilDrained(bus: EventBus): Promise<Drained> {
+/**
+ * Polls the processor group's lag until it has passed every record the log holds now; throws
+ * if `running` says the processor is gone.
+ */
+async function untilDrained(bus: EventBus, running: () => boolean = () => true): Promise<Drained> {
   const topics = eventTopics();
   const goal = await bus.lag(processorGroup, topics);
   const total = goal.reduce((n, p) => n + BigInt(p.end) - BigInt(p.start), 0n);
@@ -66,6 +70,7 @@ async function untilDrained(bus: EventBus): Promise<Drained> {
     const consumed = now.reduce((n, p) => n + BigInt(p.committed ?? p.start) - BigInt(p.start), 0n);
     const at = performance.now();
     if (consumed >= total || at > deadline) return { at, consumed, total };
+    if (!running()) throw new Error(`the processor exited after ${consumed} of ${total} events`);
     await delay(pollMs);
   }
 }
@@ -121,7 +126,7 @@ export async function benchKafkaThroughput(options: KafkaThroughputOptions): Pro
     });
     try {
       const cpuAtReady = cpuMicros(processor.pid);
-      const drained = await untilDrained(bus);
+      const drained = await untilDrained(bus, () => processor.running());
       const cpu = cpuMicros(processor.pid);
       const events = Number(drained.total);
       return [

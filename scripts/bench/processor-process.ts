@@ -20,6 +20,8 @@ export interface ProcessorProcess {
   readonly pid: number;
   /** `performance.now()` when the listening line arrived. */
   readonly readyAt: number;
+  /** False once the process has exited. */
+  running(): boolean;
   /** SIGTERM, then SIGKILL after 15 s; resolves once it exited. */
   stop(): Promise<void>;
 }
@@ -67,7 +69,12 @@ export function startProcessorProcess(options: ProcessorProcessOptions): Promise
       clearTimeout(timer);
       child.stdout.off("data", onData);
       child.stdout.resume();
-      resolve({ pid: child.pid ?? 0, readyAt: performance.now(), stop });
+      resolve({
+        pid: child.pid ?? 0,
+        readyAt: performance.now(),
+        running: () => child.exitCode === null && child.signalCode === null,
+        stop,
+      });
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", (chunk: Buffer) => {
