@@ -15,15 +15,16 @@
  * analytics tables only through the processor's code and the HTTP endpoints.
  */
 import { join } from "node:path";
-import { startClickHouse, type ClickHouseInstance } from "../infra/clickhouse.js";
+import { startClickHouse } from "../infra/clickhouse.js";
 import { startFerretDb } from "../infra/ferretdb.js";
 import { startKafka } from "../infra/kafka.js";
 import { jsonOk } from "../testing/loopback-json.js";
 import { startPlatformProcess, type PlatformProcess } from "../testing/platform-process.js";
-import { benchAnalyticsEndpoints, seedOrderHistory } from "./analytics-endpoints.js";
+import { benchAnalyticsEndpoints, seedOrderHistory, type StoreProcess } from "./analytics-endpoints.js";
 import { benchFreshness } from "./analytics-freshness.js";
 import { benchChdbThroughput, benchKafkaThroughput } from "./analytics-throughput.js";
 import { describeMix, eventBacklog } from "./event-backlog.js";
+import { childPidOf } from "./idle-process.js";
 
 export interface AnalyticsBenchOptions {
   readonly scratch: string;
@@ -48,9 +49,18 @@ export interface AnalyticsBenchOptions {
 const quiet = { log: () => undefined };
 const weekMs = 7 * 24 * 60 * 60 * 1000;
 
+/** The private ClickHouse: its URL, and the server's own process (under its launcher). */
+interface ClickHouseServer {
+  readonly url: string;
+  readonly pid: number;
+}
+
 export async function benchAnalytics(options: AnalyticsBenchOptions): Promise<string[]> {
-  const clickHouse = await startClickHouse({ dataDir: join(options.scratch, "clickhouse"), ...quiet });
+  const instance = await startClickHouse({ dataDir: join(options.scratch, "clickhouse"), ...quiet });
   try {
+    const pid = childPidOf(instance.pid, "clickhouse");
+    if (pid === undefined) throw new Error("the ClickHouse server's process is not under its launcher");
+    const clickHouse: ClickHouseServer = { url: instance.url, pid };
     return [
       ...(await throughput(options, clickHouse)),
       "",
@@ -59,11 +69,11 @@ export async function benchAnalytics(options: AnalyticsBenchOptions): Promise<st
       ...(await endpoints(options, clickHouse)),
     ];
   } finally {
-    await clickHouse.stop();
+    await instance.stop();
   }
 }
 
-async function throughput(options: AnalyticsBenchOptions, clickHouse: ClickHouseInstance): Promise<string[]> {
+async function throughput(options: AnalyticsBenchOptions, clickHouse: ClickHouseServer): Promise<string[]> {
   const backlog = eventBacklog({ count: options.backlog, end: new Date(), spanMs: weekMs });
   const lines = [
     `analytics backlog: ${backlog.length.toLocaleString("en-US")} events over the last 7 days (${describeMix(backlog)})`,
@@ -75,6 +85,7 @@ async function throughput(options: AnalyticsBenchOptions, clickHouse: ClickHouse
         backlog,
         kafkaBrokers: kafka.brokers,
         clickHouseUrl: clickHouse.url,
+        clickHousePid: clickHouse.pid,
         scratch: options.scratch,
       })),
     );
@@ -105,7 +116,7 @@ async function onPlatform<T>(
   }
 }
 
-async function freshness(options: AnalyticsBenchOptions, clickHouse: ClickHouseInstance): Promise<string[]> {
+async function freshness(options: AnalyticsBenchOptions, clickHouse: ClickHouseServer): Promise<string[]> {
   const measureOn = (mode: string) => async (platform: PlatformProcess) =>
     benchFreshness({
       baseUrl: platform.baseUrl,
@@ -138,18 +149,19 @@ async function freshness(options: AnalyticsBenchOptions, clickHouse: ClickHouseI
   return lines;
 }
 
-async function endpoints(options: AnalyticsBenchOptions, clickHouse: ClickHouseInstance): Promise<string[]> {
+async function endpoints(options: AnalyticsBenchOptions, clickHouse: ClickHouseServer): Promise<string[]> {
   const history = {
     orders: options.orders,
     users: Math.max(1, Math.round(options.orders / 5)),
     days: 365,
     now: new Date(),
   };
-  const load = (mode: string) => async (platform: PlatformProcess) =>
+  const load = (mode: string, store?: StoreProcess) => async (platform: PlatformProcess) =>
     benchAnalyticsEndpoints({
       baseUrl: platform.baseUrl,
       adminToken: await adminToken(platform, options),
       pid: platform.pid,
+      store: store ?? { pid: platform.pid, name: "platform (chDB)" },
       mode,
       connections: options.connections,
       seconds: options.seconds,
@@ -168,7 +180,12 @@ async function endpoints(options: AnalyticsBenchOptions, clickHouse: ClickHouseI
     ...options.platformEnv("analytics-orders-clickhouse"),
     CLICKHOUSE_URL: `${clickHouse.url}/${database}`,
   };
-  lines.push(...(await onPlatform(onClickHouse, load("ClickHouse"))));
+  lines.push(
+    ...(await onPlatform(
+      onClickHouse,
+      load("ClickHouse", { pid: clickHouse.pid, name: "ClickHouse server" }),
+    )),
+  );
 
   // chDB: seeded in this process, then closed, so that the platform can open the folder.
   const onChdb = options.platformEnv("analytics-orders-chdb");

@@ -106,6 +106,8 @@ export interface KafkaThroughputOptions {
   readonly kafkaBrokers: string;
   /** The ClickHouse server's URL, without a path. */
   readonly clickHouseUrl: string;
+  /** The ClickHouse server's process: its CPU time while the processor writes. */
+  readonly clickHousePid: number;
   readonly scratch: string;
 }
 
@@ -118,6 +120,7 @@ export async function benchKafkaThroughput(options: KafkaThroughputOptions): Pro
   });
   try {
     const published = await publishAll(bus, options.backlog);
+    const clickHouseBefore = cpuMicros(options.clickHousePid);
     const spawned = performance.now();
     const processor = await startProcessorProcess({
       kafkaBrokers: options.kafkaBrokers,
@@ -128,6 +131,7 @@ export async function benchKafkaThroughput(options: KafkaThroughputOptions): Pro
       const cpuAtReady = cpuMicros(processor.pid);
       const drained = await untilDrained(bus, () => processor.running());
       const cpu = cpuMicros(processor.pid);
+      const clickHouseCpu = cpuMicros(options.clickHousePid) - clickHouseBefore;
       const events = Number(drained.total);
       return [
         drainedLine(
@@ -138,7 +142,9 @@ export async function benchKafkaThroughput(options: KafkaThroughputOptions): Pro
         ),
         `  processor CPU ${((cpu - cpuAtReady) / 1e6).toFixed(1)} s from ready ` +
           `(${((cpu - cpuAtReady) / events).toFixed(1)} µs/event), ${(cpu / 1e6).toFixed(1)} s from spawn; ` +
-          `published onto Kafka beforehand at ${Math.round(published).toLocaleString("en-US")} events/s ` +
+          `ClickHouse server CPU ${(clickHouseCpu / 1e6).toFixed(1)} s from spawn ` +
+          `(${(clickHouseCpu / events).toFixed(1)} µs/event)`,
+        `  published onto Kafka beforehand at ${Math.round(published).toLocaleString("en-US")} events/s ` +
           `(batches of ${publishChunk.toLocaleString("en-US")})`,
       ];
     } finally {
