@@ -31,7 +31,7 @@
  * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,
  * BENCH_ONLY=login-flood, BENCH_ONLY=payment or BENCH_ONLY=analytics runs part 4, 5, 6, 7 or 8
  * alone (about a minute each; part 7, in the embedded and kafka passes of BENCH_MODES, about
- * two and a half; part 8 about a quarter of an hour, most of it seeding a million orders twice);
+ * two and a half; part 8 about seven and a half, two of them seeding a million orders twice);
  * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
