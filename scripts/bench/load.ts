@@ -42,7 +42,8 @@ export async function measure(options: LoadOptions): Promise<LoadResult> {
   const pid = options.cpuOfPid;
   const before = pid === undefined ? 0 : cpuMicros(pid);
   const { total, ...result } = await run(options);
-  if (pid === undefined) return result;
+  // A run in which no request completed has no CPU time per request.
+  if (pid === undefined || total === 0) return result;
   return { ...result, cpuMicrosPerRequest: (cpuMicros(pid) - before) / total };
 }
 

@@ -21,12 +21,22 @@
  *      logging in (login-flood-bench.ts);
  *   7. payment callbacks processed per second (distinct payments) and signed callback → order
  *      CONFIRMED latency, in embedded mode and on FerretDB + Kafka (payment-bench.ts).
+ *   8. analytics: the stream processor's throughput working off a backlog, into ClickHouse (its
+ *      own process, on Kafka) and into chDB (embedded bus); order placed → counted by
+ *      GET /api/analytics/orders, embedded and on FerretDB + Kafka + ClickHouse; and each
+ *      analytics endpoint's latency over a store seeded with a year of orders, on ClickHouse
+ *      and on chDB (analytics-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
  * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,
- * BENCH_ONLY=login-flood or BENCH_ONLY=payment runs part 4, 5, 6 or 7 alone (about a minute
- * each; part 7, in the embedded and kafka passes of BENCH_MODES, about two and a half);
- * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1).
+ * BENCH_ONLY=login-flood, BENCH_ONLY=payment or BENCH_ONLY=analytics runs part 4, 5, 6, 7 or 8
+ * alone (about a minute each; part 7, in the embedded and kafka passes of BENCH_MODES, about
+ * two and a half; part 8 about seven and a half, two of them seeding a million orders twice);
+ * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1). Part 8's sizes:
+ * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
+ * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
+ * BENCH_ANALYTICS_SAMPLES freshness samples per mode (default 100), and
+ * BENCH_ANALYTICS_CONNECTIONS connections loading each analytics endpoint (default 4).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -36,6 +46,7 @@ import { startChildServer } from "./child-server.js";
 import { startFerretDb } from "../infra/ferretdb.js";
 import { startPlatformProcess, type PlatformProcess } from "../testing/platform-process.js";
 import { startKafka } from "../infra/kafka.js";
+import { benchAnalytics } from "./analytics-bench.js";
 import { benchCatalog } from "./catalog-bench.js";
 import { benchEnvoy } from "./envoy-bench.js";
 import { benchEventLatency, benchRelay } from "./event-bench.js";
@@ -51,7 +62,18 @@ const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
 const modes = (process.env["BENCH_MODES"] ?? "embedded,ferretdb,kafka").split(",");
 const only = process.env["BENCH_ONLY"];
 const envoyWorkers = Number(process.env["BENCH_ENVOY_WORKERS"] ?? 1);
-const parts = ["service-port", "envoy", "login-flood", "payment"];
+const analyticsSettings = {
+  backlog: Number(process.env["BENCH_ANALYTICS_BACKLOG"] ?? 200_000),
+  orders: Number(process.env["BENCH_ANALYTICS_ORDERS"] ?? 1_000_000),
+  samples: Number(process.env["BENCH_ANALYTICS_SAMPLES"] ?? 100),
+  connections: Number(process.env["BENCH_ANALYTICS_CONNECTIONS"] ?? 4),
+};
+for (const [name, value] of Object.entries(analyticsSettings)) {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`BENCH_ANALYTICS_${name.toUpperCase()} must be a positive integer, got ${value}`);
+  }
+}
+const parts = ["service-port", "envoy", "login-flood", "payment", "analytics"];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
 }
@@ -187,6 +209,16 @@ async function loginFloodLines(platform: PlatformProcess): Promise<string[]> {
   });
 }
 
+async function analyticsLines(): Promise<string[]> {
+  return benchAnalytics({
+    scratch,
+    ...analyticsSettings,
+    seconds,
+    admin,
+    platformEnv: (name) => platformEnv(scratch, name),
+  });
+}
+
 const scratch = await mkdtemp(join(tmpdir(), "commerce-bench-"));
 const lines: string[] = [];
 try {
@@ -216,6 +248,7 @@ try {
       }
     }
   }
+  if (only === "analytics") lines.push(...(await analyticsLines()));
   const bare = only === undefined || only === "envoy" ? await startChildServer("bare-server.ts") : undefined;
   const ceiling =
     bare === undefined ? undefined : await measure({ url: `${bare.url}/`, connections, seconds });
@@ -281,6 +314,7 @@ try {
       await stop();
     }
   }
+  if (only === undefined) lines.push("", ...(await analyticsLines()));
 } finally {
   await rm(scratch, { recursive: true, force: true });
 }
