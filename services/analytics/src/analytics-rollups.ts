@@ -118,9 +118,21 @@ export function nextVersion(): number {
 
 const dayMs = 86_400_000;
 
-/** The seconds of the UTC days `seconds` fall in, as a condition on `second`. */
-function daysOf(seconds: readonly Date[]): Sql {
-  const days = [...new Set(seconds.map((second) => formatDate(second)))];
+/**
+ * Buckets per statement: a statement's text must stay under the server's `max_query_size`
+ * (256 KiB by default), and a second is about 40 bytes of it, a day about 130.
+ */
+const secondsPerStatement = 2_000;
+const daysPerStatement = 500;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}
+
+/** The seconds of the UTC days `days` (YYYY-MM-DD), as a condition on `second`. */
+function secondsOfDays(days: readonly string[]): Sql {
   return joinSql(
     days.map((day) => {
       const start = new Date(`${day}T00:00:00Z`);
@@ -140,8 +152,13 @@ export async function refreshRollups(
   seconds: readonly Date[],
 ): Promise<void> {
   if (seconds.length === 0) return;
-  const distinct = [...new Map(seconds.map((second) => [Math.floor(second.getTime() / 1_000), second]))];
-  const times = distinct.map(([, second]) => second);
-  await store.command(sumSeconds(family, sql`occurred_at IN ${sqlList(times)}`, nextVersion()));
-  await store.command(sumDays(family, daysOf(times), nextVersion()));
+  const distinct = new Map(seconds.map((second) => [Math.floor(second.getTime() / 1_000), second]));
+  const times = [...distinct.values()];
+  for (const some of chunks(times, secondsPerStatement)) {
+    await store.command(sumSeconds(family, sql`occurred_at IN ${sqlList(some)}`, nextVersion()));
+  }
+  const days = [...new Set(times.map((second) => formatDate(second)))];
+  for (const some of chunks(days, daysPerStatement)) {
+    await store.command(sumDays(family, secondsOfDays(some), nextVersion()));
+  }
 }

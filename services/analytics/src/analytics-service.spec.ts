@@ -21,7 +21,7 @@ import {
   analyticsStoreBackends,
   type TestAnalyticsStore,
 } from "@commerce/runtime/testing/test-analytics-stores.js";
-import { formatDate } from "@commerce/runtime/time/wall-clock.js";
+import { formatDate, formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
 import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { processorGroup, buildAnalyticsProcessor } from "./processor/processor-module.js";
@@ -223,6 +223,19 @@ describe("Analytics pipeline", () => {
         }));
         await Promise.all(batches.map((batch) => processor(batch, signal)));
         expect((await analytics().getOrderStats({})).totalOrders).to.equal(12);
+      });
+
+      it("writes a batch that touches more seconds and days than one statement can name", async () => {
+        const processor = createStreamProcessor(store);
+        const start = Date.UTC(2024, 0, 1);
+        // 8,000 orders 8 hours apart: 8,000 seconds (about 340 KB of SQL) over 2,667 days
+        // (about 320 KB): more than the 256 KiB a statement may have.
+        const records = Array.from({ length: 8_000 }, (_, i) =>
+          placed(`ord_spread_${i}`, 1n, formatTimestamp(new Date(start + i * 8 * 3_600_000))),
+        );
+        await processor({ topic: "order-events", partition: 0, records }, new AbortController().signal);
+        const figures = await analytics().getOrderStats({});
+        expect([figures.totalOrders, figures.ordersByStatus["CREATED"]]).to.deep.equal([8_000, 8_000]);
       });
 
       it("dead-letters a record it can never place, and the partition moves on", async () => {
