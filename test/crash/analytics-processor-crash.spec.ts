@@ -45,7 +45,7 @@ import {
 } from "@commerce/analytics/testing/analytics-events.js";
 import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
 import { createClickHouseAnalyticsStore } from "@commerce/runtime/analytics/clickhouse-analytics-store.js";
-import { identifier, sql } from "@commerce/runtime/analytics/sql.js";
+import { identifier, sql, sqlList } from "@commerce/runtime/analytics/sql.js";
 import type { EventBus, EventRecord } from "@commerce/runtime/events/event-bus.js";
 import { eventTopics } from "@commerce/runtime/events/event-topics.js";
 import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
@@ -191,10 +191,7 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
     table: string,
     ids?: readonly string[],
   ): Promise<{ events: number; fewest: number; most: number }> {
-    const only =
-      ids === undefined
-        ? sql``
-        : sql`WHERE event_id IN (${ids.map((id) => sql`${id}`).reduce((list, id) => sql`${list}, ${id}`)})`;
+    const only = ids === undefined ? sql`` : sql`WHERE event_id IN ${sqlList(ids)}`;
     const [row] = await store.query<{ events: string; fewest: string; most: string }>(sql`
       SELECT count() AS events, min(copies) AS fewest, max(copies) AS most FROM (
         SELECT event_id, count() AS copies FROM ${identifier(table)} ${only} GROUP BY event_id

@@ -22,7 +22,7 @@
  * see docs/decisions.md "Analytics".)
  */
 import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { identifier, joinSql, sql, sqlList, type Sql } from "@commerce/runtime/analytics/sql.js";
+import { identifier, joinSql, sql, type Sql } from "@commerce/runtime/analytics/sql.js";
 import { formatDate } from "@commerce/runtime/time/wall-clock.js";
 
 /** The event tables, by the family of events each holds. */
@@ -120,15 +120,41 @@ const dayMs = 86_400_000;
 
 /**
  * Buckets per statement: a statement's text must stay under the server's `max_query_size`
- * (256 KiB by default), and a second is about 40 bytes of it, a day about 130.
+ * (256 KiB by default); a run of seconds is at most about 110 bytes of it, a day about 130.
  */
-const secondsPerStatement = 2_000;
+const secondsPerStatement = 1_500;
 const daysPerStatement = 500;
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const result: T[][] = [];
   for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
   return result;
+}
+
+/**
+ * Two touched seconds at most this far apart are summed as one range, with the seconds between
+ * them (summing an untouched second again writes the sum it had): a range is one index range to
+ * read, where separate seconds are a point lookup each, and a batch of a busy stretch of the log
+ * is then one range or a few.
+ */
+const runGapSeconds = 300;
+
+/** Sorted epoch seconds as runs `[first, last]` whose neighbours are at most `runGapSeconds` apart. */
+function runsOf(sorted: readonly number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const second of sorted) {
+    const last = runs.at(-1);
+    if (last !== undefined && second - last[1] <= runGapSeconds) last[1] = second;
+    else runs.push([second, second]);
+  }
+  return runs;
+}
+
+function secondsBetween([first, last]: [number, number]): Sql {
+  const from = new Date(first * 1_000);
+  return first === last
+    ? sql`occurred_at = ${from}`
+    : sql`(occurred_at >= ${from} AND occurred_at <= ${new Date(last * 1_000)})`;
 }
 
 /** The seconds of the UTC days `days` (YYYY-MM-DD), as a condition on `second`. */
@@ -152,12 +178,13 @@ export async function refreshRollups(
   seconds: readonly Date[],
 ): Promise<void> {
   if (seconds.length === 0) return;
-  const distinct = new Map(seconds.map((second) => [Math.floor(second.getTime() / 1_000), second]));
-  const times = [...distinct.values()];
-  for (const some of chunks(times, secondsPerStatement)) {
-    await store.command(sumSeconds(family, sql`occurred_at IN ${sqlList(some)}`, nextVersion()));
+  const epochSeconds = [...new Set(seconds.map((second) => Math.floor(second.getTime() / 1_000)))].sort(
+    (a, b) => a - b,
+  );
+  for (const some of chunks(runsOf(epochSeconds), secondsPerStatement)) {
+    await store.command(sumSeconds(family, joinSql(some.map(secondsBetween), sql` OR `), nextVersion()));
   }
-  const days = [...new Set(times.map((second) => formatDate(second)))];
+  const days = [...new Set(epochSeconds.map((second) => formatDate(new Date(second * 1_000))))];
   for (const some of chunks(days, daysPerStatement)) {
     await store.command(sumDays(family, secondsOfDays(some), nextVersion()));
   }

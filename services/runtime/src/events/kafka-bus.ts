@@ -89,6 +89,9 @@ export interface KafkaBusOptions {
 
 const defaultPartitions = 3;
 const defaultRedeliveryDelayMs = 1000;
+/** KafkaJS's default bytes per partition in a fetch, and our allowance per record of a batch. */
+const defaultFetchBytes = 1_048_576;
+const fetchBytesPerRecord = 1_024;
 /**
  * Consumer timing. A member heart-beats every second and is evicted after 10 s of silence; an
  * idle fetch waits at most 500 ms (closing a subscription waits for the fetch in flight).
@@ -278,6 +281,9 @@ class KafkaBus implements EventBus {
         sessionTimeout: sessionTimeoutMs,
         heartbeatInterval: heartbeatIntervalMs,
         maxWaitTimeInMs: maxWaitTimeMs,
+        // A fetch brings up to a full batch of a partition (records are well under 1 KiB), not
+        // KafkaJS's default 1 MiB: a batch consumer pays per batch, not per record.
+        maxBytesPerPartition: Math.max(defaultFetchBytes, delivery.maxRecords * fetchBytesPerRecord),
         allowAutoTopicCreation: false,
         // Restarts are ours, after any crash (see `KafkaSubscription`).
         retry: { ...retry, restartOnFailure: () => Promise.resolve(false) },
