@@ -90,7 +90,7 @@ const counterColumns = joinSql(
  * expression on `occurred_at`).
  */
 export function sumSeconds(family: EventFamily, where: Sql, version: number): Sql {
-  const sums = counters.map((counter) => sql`${sumsOfFamily[family][counter] ?? sql`toInt64(0)`}`);
+  const sums = counters.map((counter) => sumsOfFamily[family][counter] ?? sql`toInt64(0)`);
   return sql`INSERT INTO figures_by_second (family, second, version, ${counterColumns})
     SELECT ${family}, occurred_at, ${version}, ${joinSql(sums, sql`, `)}
     FROM ${identifier(eventTables[family])} FINAL

@@ -10,25 +10,28 @@
  * anything is written; the consumer's policy (`withBatchRetries`) then hands the records over
  * one at a time, so the others are written and only that one is dead-lettered.
  */
-import type { AnalyticsRow, AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
+import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
 import type { BatchHandler } from "@commerce/runtime/events/event-bus.js";
 import { PermanentEventError } from "@commerce/runtime/events/permanent-event-error.js";
 import { eventTables, refreshRollups, type EventFamily } from "../analytics-rollups.js";
-import { analyticsRowOf } from "./event-rows.js";
+import { analyticsRowOf, type TableRow } from "./event-rows.js";
 
 export function createStreamProcessor(store: AnalyticsStore): BatchHandler {
   return async (batch) => {
-    const rows = new Map<EventFamily, AnalyticsRow[]>();
-    const seconds = new Map<EventFamily, Date[]>();
+    const byFamily = new Map<EventFamily, TableRow[]>();
     for (const record of batch.records) {
       const mapped = analyticsRowOf(record);
       if (mapped === undefined) continue;
-      append(rows, mapped.family, mapped.row);
-      append(seconds, mapped.family, mapped.occurredAt);
+      const family = byFamily.get(mapped.family);
+      if (family === undefined) byFamily.set(mapped.family, [mapped]);
+      else family.push(mapped);
     }
-    for (const [family, familyRows] of rows) {
+    for (const [family, mapped] of byFamily) {
       try {
-        await store.insert(eventTables[family], familyRows);
+        await store.insert(
+          eventTables[family],
+          mapped.map(({ row }) => row),
+        );
       } catch (error) {
         // The store's encoding refused a value (a string with a lone surrogate, say) before
         // anything was sent: no retry can change that record.
@@ -43,12 +46,12 @@ export function createStreamProcessor(store: AnalyticsStore): BatchHandler {
         throw error;
       }
     }
-    for (const [family, touched] of seconds) await refreshRollups(store, family, touched);
+    for (const [family, mapped] of byFamily) {
+      await refreshRollups(
+        store,
+        family,
+        mapped.map(({ occurredAt }) => occurredAt),
+      );
+    }
   };
-}
-
-function append<K, V>(lists: Map<K, V[]>, key: K, value: V): void {
-  const list = lists.get(key);
-  if (list === undefined) lists.set(key, [value]);
-  else list.push(value);
 }
