@@ -2,7 +2,7 @@
  * Starts one service process from source (`services/<name>/src/main.ts`, or the analytics
  * stream processor's `processor/main.ts`) as the topology runs it, under `node --import tsx`,
  * with exactly the environment given, and resolves once it printed that it listens. For tests
- * that stop, kill and restart a single process (the crash tests).
+ * that stop, kill and restart a single process (the crash tests), and for the analytics bench.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
