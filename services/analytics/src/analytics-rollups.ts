@@ -22,7 +22,7 @@
  * see docs/decisions.md "Analytics".)
  */
 import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { identifier, joinSql, sql, type Sql } from "@commerce/runtime/analytics/sql.js";
+import { identifier, joinSql, sql, sqlList, type Sql } from "@commerce/runtime/analytics/sql.js";
 import { formatDate } from "@commerce/runtime/time/wall-clock.js";
 
 /** The event tables, by the family of events each holds. */
@@ -120,9 +120,9 @@ const dayMs = 86_400_000;
 
 /**
  * Buckets per statement: a statement's text must stay under the server's `max_query_size`
- * (256 KiB by default); a run of seconds is at most about 110 bytes of it, a day about 130.
+ * (256 KiB by default); a second is 12 bytes of it, a day about 130.
  */
-const secondsPerStatement = 1_500;
+const secondsPerStatement = 10_000;
 const daysPerStatement = 500;
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -132,29 +132,17 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /**
- * Two touched seconds at most this far apart are summed as one range, with the seconds between
- * them (summing an untouched second again writes the sum it had): a range is one index range to
- * read, where separate seconds are a point lookup each, and a batch of a busy stretch of the log
- * is then one range or a few.
+ * Exactly the seconds `sorted` (ascending epoch seconds), as a condition on `occurred_at`: a set
+ * lookup per row, within the index range from the first to the last. A disjunction of ranges
+ * costs a comparison per range per row instead (hundreds of ranges took seconds a batch when a
+ * backlog spread a partition's batch over a week); the bounds keep a batch of a recent stretch
+ * on the tail of the table.
  */
-const runGapSeconds = 300;
-
-/** Sorted epoch seconds as runs `[first, last]` whose neighbours are at most `runGapSeconds` apart. */
-function runsOf(sorted: readonly number[]): [number, number][] {
-  const runs: [number, number][] = [];
-  for (const second of sorted) {
-    const last = runs.at(-1);
-    if (last !== undefined && second - last[1] <= runGapSeconds) last[1] = second;
-    else runs.push([second, second]);
-  }
-  return runs;
-}
-
-function secondsBetween([first, last]: [number, number]): Sql {
-  const from = new Date(first * 1_000);
-  return first === last
-    ? sql`occurred_at = ${from}`
-    : sql`(occurred_at >= ${from} AND occurred_at <= ${new Date(last * 1_000)})`;
+function theSeconds(sorted: readonly number[]): Sql {
+  const first = sorted[0] ?? 0;
+  const last = sorted.at(-1) ?? first;
+  return sql`occurred_at >= ${new Date(first * 1_000)} AND occurred_at <= ${new Date(last * 1_000)}
+    AND toUInt32(occurred_at) IN ${sqlList(sorted)}`;
 }
 
 /** The seconds of the UTC days `days` (YYYY-MM-DD), as a condition on `second`. */
@@ -181,8 +169,8 @@ export async function refreshRollups(
   const epochSeconds = [...new Set(seconds.map((second) => Math.floor(second.getTime() / 1_000)))].sort(
     (a, b) => a - b,
   );
-  for (const some of chunks(runsOf(epochSeconds), secondsPerStatement)) {
-    await store.command(sumSeconds(family, joinSql(some.map(secondsBetween), sql` OR `), nextVersion()));
+  for (const some of chunks(epochSeconds, secondsPerStatement)) {
+    await store.command(sumSeconds(family, theSeconds(some), nextVersion()));
   }
   const days = [...new Set(epochSeconds.map((second) => formatDate(new Date(second * 1_000))))];
   for (const some of chunks(days, daysPerStatement)) {

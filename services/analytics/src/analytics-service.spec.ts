@@ -228,14 +228,14 @@ describe("Analytics pipeline", () => {
       it("writes a batch that touches more seconds and days than one statement can name", async () => {
         const processor = createStreamProcessor(store);
         const start = Date.UTC(2024, 0, 1);
-        // 8,000 orders 8 hours apart: 8,000 seconds (about 340 KB of SQL) over 2,667 days
-        // (about 320 KB): more than the 256 KiB a statement may have.
-        const records = Array.from({ length: 8_000 }, (_, i) =>
-          placed(`ord_spread_${i}`, 1n, formatTimestamp(new Date(start + i * 8 * 3_600_000))),
+        // 24,000 orders 3 hours apart: 24,000 seconds (about 290 KB of SQL) over 3,000 days
+        // (about 390 KB): more than the 256 KiB a statement may have.
+        const records = Array.from({ length: 24_000 }, (_, i) =>
+          placed(`ord_spread_${i}`, 1n, formatTimestamp(new Date(start + i * 3 * 3_600_000))),
         );
         await processor({ topic: "order-events", partition: 0, records }, new AbortController().signal);
         const figures = await analytics().getOrderStats({});
-        expect([figures.totalOrders, figures.ordersByStatus["CREATED"]]).to.deep.equal([8_000, 8_000]);
+        expect([figures.totalOrders, figures.ordersByStatus["CREATED"]]).to.deep.equal([24_000, 24_000]);
       });
 
       it("dead-letters a record it can never place, and the partition moves on", async () => {
