@@ -8,7 +8,8 @@
  * database is created when missing, so a fresh server needs nothing done by hand.
  *
  * chDB is imported only when chosen: its library is about half a gigabyte, which a process on
- * ClickHouse never loads.
+ * ClickHouse never loads, and which the services' container images leave out
+ * (docs/decisions.md "Container images").
  */
 import { join } from "node:path";
 import type { EnvReader } from "../config/env-reader.js";
@@ -57,8 +58,16 @@ export function readAnalyticsStoreSettings(env: EnvReader, dataDir: string): Ana
 export async function openAnalyticsStore(settings: AnalyticsStoreSettings): Promise<AnalyticsStore> {
   const server = settings.clickHouse;
   if (server === undefined) {
-    const { openChdbAnalyticsStore } = await import("./chdb-analytics-store.js");
-    return openChdbAnalyticsStore({ dataDir: settings.chdbDir });
+    const chdb = await import("./chdb-analytics-store.js").catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== "ERR_MODULE_NOT_FOUND") throw error;
+      throw new Error(
+        "chDB, the embedded analytics store, is not installed here (a service image): set CLICKHOUSE_URL",
+        {
+          cause: error,
+        },
+      );
+    });
+    return chdb.openChdbAnalyticsStore({ dataDir: settings.chdbDir });
   }
   const admin = createClickHouseAnalyticsStore({ url: server.url });
   try {
