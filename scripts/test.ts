@@ -5,8 +5,9 @@
  *      production dependency);
  *   2. unit, RPC and port contract suites (with a private FerretDB, a private Kafka and a
  *      private ClickHouse 18.16 for the MongoDB, Kafka and ClickHouse adapters);
- *   3. the production build: `npm ci --omit=dev` in a copy of the build output, then one
- *      service started with plain node;
+ *   3. the container images: the Dockerfile replayed without Docker (the build, `npm ci
+ *      --omit=dev`, each target's configuration), and every service started from its image as
+ *      the chart runs it, on a private FerretDB, Kafka and ClickHouse;
  *   4. the Envoy configuration generator and the Envoy edge's own concerns (a real Envoy,
  *      fetched and cached on first use), and the topology's process supervision; then a private
  *      Kubernetes control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok fake
@@ -91,9 +92,11 @@ try {
     ["services/*/src/**/*.spec.ts", "embedded/src/**/*.spec.ts"],
     { MONGODB_URL: ferret.url, CLICKHOUSE_URL: clickHouse.url },
   );
-  await step("production build", bin("mocha"), ["scripts/testing/production-build.spec.ts"], {
-    KAFKA_BROKERS: kafka.brokers,
-  });
+  await step(
+    "container images: the Dockerfile replayed, every service started from its image",
+    bin("mocha"),
+    ["scripts/images/**/*.spec.ts"],
+  );
   await step("Envoy configuration and edge, topology supervision", bin("mocha"), [
     "scripts/envoy/**/*.spec.ts",
     "scripts/cluster/**/*.spec.ts",

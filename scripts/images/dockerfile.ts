@@ -66,23 +66,25 @@ function logicalLines(text: string): { line: number; text: string }[] {
   return lines;
 }
 
-/** Splits on whitespace, honouring double and single quotes (which are removed). */
+/** Splits on whitespace outside quotes; quotes are removed, `\\` escapes within double quotes. */
 function words(text: string, line: number): string[] {
   const result: string[] = [];
-  const pattern = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
-  let word = "";
-  let last = 0;
-  for (const match of text.matchAll(pattern)) {
-    const gap = text.slice(last, match.index);
-    if (gap.trim() !== "") throw new DockerfileError(`line ${line}: cannot read "${text}"`);
-    if (gap !== "" && word !== "") {
-      result.push(word);
-      word = "";
-    }
-    word += match[1]?.replace(/\\(.)/g, "$1") ?? match[2] ?? match[3] ?? "";
-    last = (match.index ?? 0) + match[0].length;
+  let word: string | undefined;
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charAt(i);
+    if (quote === undefined && /\s/.test(char)) {
+      if (word !== undefined) result.push(word);
+      word = undefined;
+    } else if (quote === undefined && (char === '"' || char === "'")) {
+      quote = char;
+      word ??= "";
+    } else if (char === quote) quote = undefined;
+    else if (char === "\\" && quote === '"' && i + 1 < text.length) word = (word ?? "") + text.charAt(++i);
+    else word = (word ?? "") + char;
   }
-  if (word !== "") result.push(word);
+  if (quote !== undefined) throw new DockerfileError(`line ${line}: unclosed quote in "${text}"`);
+  if (word !== undefined) result.push(word);
   return result;
 }
 
@@ -106,7 +108,7 @@ function execForm(text: string, line: number, kind: string): string[] {
   if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((a) => typeof a === "string")) {
     throw new DockerfileError(`line ${line}: ${kind} must be a non-empty JSON array of strings`);
   }
-  return parsed as string[];
+  return parsed;
 }
 
 /** Leading `--name=value` options, each of which must be one the instruction allows. */

@@ -166,6 +166,11 @@ export function createImageReplay(options: ImageReplayOptions): ImageReplay {
     const args = new Map<string, string>();
     let cmdFromParent = true; // the parent's, or the base image's
     for (const instruction of stage.instructions) {
+      if (instruction.kind === "COPY" && instruction.from !== undefined) {
+        // The stage copied from is replayed first, so that this instruction's time is its own.
+        const source = stageNamed(expandVariables(instruction.from, args, instruction.line));
+        if (source !== undefined && dockerfile.stages.indexOf(source) < index) await replayStage(source);
+      }
       const values = new Map([...args, ...config.env]);
       const expand = (text: string): string => expandVariables(text, values, instruction.line);
       const started = Date.now();

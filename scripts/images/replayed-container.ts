@@ -35,6 +35,8 @@ export interface ReplayedContainer {
   /** Whether it runs as the image's user, as PID 1 of its own namespace. */
   readonly isolated: boolean;
   readonly exited: Promise<ContainerExit>;
+  /** How it ended, once it has. */
+  exit(): ContainerExit | undefined;
   output(): string;
   /** Sends a signal to the image's process, as `docker stop` or the kubelet would. */
   signal(signal: NodeJS.Signals): void;
@@ -92,8 +94,12 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
   };
   child.stdout.on("data", collect);
   child.stderr.on("data", collect);
+  let ended: ContainerExit | undefined;
   const exited = new Promise<ContainerExit>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.once("exit", (code, signal) => {
+      ended = { code, signal };
+      resolve(ended);
+    });
   });
   const launcher = child.pid ?? 0;
   let pid = launcher;
@@ -110,6 +116,7 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
     pid,
     isolated,
     exited,
+    exit: () => ended,
     output: () => output,
     signal: (signal) => process.kill(pid, signal),
   };
