@@ -8,11 +8,12 @@
  * folder. The image's files stay root's, so the process cannot change them.
  *
  * User and namespace need root (util-linux `unshare` and `setpriv`); elsewhere the process runs
- * as the caller, in the caller's namespace.
+ * as the caller, in the caller's namespace. Run as root, it cannot outlive its starter
+ * (scripts/infra/run-while-stdin-open.sh).
  */
 import { spawn } from "node:child_process";
 import { chownSync, readFileSync } from "node:fs";
-import { dirname, posix } from "node:path";
+import { dirname, join, posix } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathInImage, type ReplayedImage } from "./image-replay.js";
 
@@ -43,6 +44,7 @@ export interface ReplayedContainer {
 }
 
 const isRoot = (): boolean => process.getuid?.() === 0;
+const tiedToStarter = join(import.meta.dirname, "..", "infra", "run-while-stdin-open.sh");
 
 export async function startReplayedContainer(options: ContainerOptions): Promise<ReplayedContainer> {
   const { image } = options;
@@ -70,6 +72,9 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
   const isolated = isRoot();
   const command = isolated
     ? [
+        // Ends with the test: when the starter exits, its pipe closes and the process goes.
+        tiedToStarter,
+        "--kill-after=5",
         "unshare",
         "--pid",
         "--fork",
@@ -86,7 +91,7 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
   const child = spawn(command[0] ?? "", command.slice(1), {
     cwd: pathInImage(image.rootfs, image.workdir),
     env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let output = "";
   const collect = (chunk: Buffer): void => {
@@ -106,10 +111,9 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
   if (isolated) {
     // unshare forks the namespace's first process, which setpriv turns into the image's.
     for (let tries = 0; pid === launcher; tries++) {
-      if (tries > 200) throw new Error(`${argv.join(" ")} did not start:\n${output}`);
-      const children = readChildren(launcher);
-      if (children[0] !== undefined && readCommand(children[0])[0] === argv[0]) pid = children[0];
-      else await delay(10);
+      if (tries > 200 || ended !== undefined) throw new Error(`${argv.join(" ")} did not start:\n${output}`);
+      pid = descendants(launcher).find((candidate) => readCommand(candidate)[0] === argv[0]) ?? launcher;
+      if (pid === launcher) await delay(10);
     }
   }
   return {
@@ -120,6 +124,10 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
     output: () => output,
     signal: (signal) => process.kill(pid, signal),
   };
+}
+
+function descendants(pid: number): number[] {
+  return readChildren(pid).flatMap((child) => [child, ...descendants(child)]);
 }
 
 function readChildren(pid: number): number[] {
