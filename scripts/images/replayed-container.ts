@@ -8,12 +8,11 @@
  * folder. The image's files stay root's, so the process cannot change them.
  *
  * User and namespace need root (util-linux `unshare` and `setpriv`); elsewhere the process runs
- * as the caller, in the caller's namespace. Run as root, it cannot outlive its starter
- * (scripts/infra/run-while-stdin-open.sh).
+ * as the caller, in the caller's namespace. Run as root, it cannot outlive its starter.
  */
 import { spawn } from "node:child_process";
 import { chownSync, readFileSync } from "node:fs";
-import { dirname, join, posix } from "node:path";
+import { dirname, posix } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathInImage, type ReplayedImage } from "./image-replay.js";
 
@@ -44,7 +43,6 @@ export interface ReplayedContainer {
 }
 
 const isRoot = (): boolean => process.getuid?.() === 0;
-const tiedToStarter = join(import.meta.dirname, "..", "infra", "run-while-stdin-open.sh");
 
 export async function startReplayedContainer(options: ContainerOptions): Promise<ReplayedContainer> {
   const { image } = options;
@@ -72,9 +70,11 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
   const isolated = isRoot();
   const command = isolated
     ? [
-        // Ends with the test: when the starter exits, its pipe closes and the process goes.
-        tiedToStarter,
-        "--kill-after=5",
+        // Tied to the starter: when it exits, even by a crash, unshare and then Node get SIGKILL
+        // (the inner setpriv sets it again after the change of user, which clears it).
+        "setpriv",
+        "--pdeathsig=KILL",
+        "--",
         "unshare",
         "--pid",
         "--fork",
@@ -84,6 +84,7 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
         `--reuid=${uid}`,
         `--regid=${gid}`,
         "--clear-groups",
+        "--pdeathsig=KILL",
         "--",
         ...argv,
       ]
@@ -91,7 +92,7 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
   const child = spawn(command[0] ?? "", command.slice(1), {
     cwd: pathInImage(image.rootfs, image.workdir),
     env,
-    stdio: ["pipe", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
   const collect = (chunk: Buffer): void => {
