@@ -221,9 +221,15 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
   });
 
   describe("every image started as the chart runs it", () => {
+    /** Each service's container, how to start it again, and how often it was restarted. */
     const containers = new Map<
       ServiceName,
-      { container: ReplayedContainer; port: number; volumes: string }
+      {
+        container: ReplayedContainer;
+        port: number;
+        start: () => Promise<ReplayedContainer>;
+        restarts: number;
+      }
     >();
     let imageBefore: Map<string, string>;
     const deployment = {
@@ -263,12 +269,18 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
         };
         for (const setting of service.owns)
           if (settings[setting] !== undefined) env[setting] = settings[setting];
-        const container = await startReplayedContainer({
-          image: imageOf(service.name),
-          env,
-          volumes: { "/data": join(volumes, "data"), "/tmp": join(volumes, "tmp") },
+        const start = (): Promise<ReplayedContainer> =>
+          startReplayedContainer({
+            image: imageOf(service.name),
+            env,
+            volumes: { "/data": join(volumes, "data"), "/tmp": join(volumes, "tmp") },
+          });
+        containers.set(service.name, {
+          container: await start(),
+          port: ports[index] ?? 0,
+          start,
+          restarts: 0,
         });
-        containers.set(service.name, { container, port: ports[index] ?? 0, volumes });
       }
     });
 
@@ -297,8 +309,16 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
         const deadline = Date.now() + 90_000;
         for (;;) {
           const exit = running.container.exit();
-          if (exit !== undefined)
-            throw new Error(`exited with ${exit.code ?? exit.signal}:\n${running.container.output()}`);
+          if (exit !== undefined) {
+            const exited = `exited with ${exit.code ?? exit.signal}:\n${running.container.output()}`;
+            // As the kubelet does (restartPolicy Always), but twice at most: an image that cannot
+            // start keeps failing, one that lost a start-up race with a peer comes up.
+            if (running.restarts >= 2) throw new Error(exited);
+            log(`${service.name} ${exited.trimEnd()}\n      restarted, as the kubelet would`);
+            running.restarts += 1;
+            running.container = await running.start();
+            continue;
+          }
           try {
             const answers = await Promise.all(names.map((name) => health.check({ service: name })));
             expect(answers.map((a) => a.status)).to.deep.equal(

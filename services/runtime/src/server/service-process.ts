@@ -26,6 +26,7 @@ import { createServiceHost } from "./service-host.js";
 import { shutdownOnSignals } from "./shutdown-on-signals.js";
 import type { ServiceContext, ServiceModule } from "./service-module.js";
 import { join } from "node:path";
+import { inspect } from "node:util";
 
 /** A peer this service calls, and the variable that holds its address. */
 
@@ -62,11 +63,19 @@ export function runServiceProcess<S>(spec: ServiceProcessSpec<S>, env: Env): voi
       process.stderr.write(`${spec.name}: ${error.message}\n`);
       process.exit(2);
     }
-    process.stderr.write(
-      `${spec.name}: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    process.stderr.write(`${spec.name}: failed to start: ${withCauses(error)}\n`);
     process.exit(1);
   });
+}
+
+/** An error's message followed by its causes' (an adapter's error wraps the driver's). */
+function withCauses(error: unknown): string {
+  const messages: string[] = [];
+  for (let current = error; current !== undefined && messages.length < 5;) {
+    messages.push(current instanceof Error ? current.message : inspect(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return messages.join(": ");
 }
 
 async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
