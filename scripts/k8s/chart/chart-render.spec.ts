@@ -134,9 +134,8 @@ describe("the Helm chart rendered per profile", function () {
 
   it("finds a pod that may run as root, lacks limits or mounts a token (the check can fail)", () => {
     const deployment = named(manifestsOf("default"), "Deployment", `${release}-order`);
-    const spec = deployment.spec as { template: { spec: Record<string, unknown> } };
     const weakened = structuredClone(deployment);
-    const pod = (weakened.spec as typeof spec).template.spec;
+    const pod = (weakened.spec as { template: { spec: Record<string, unknown> } }).template.spec;
     pod["automountServiceAccountToken"] = true;
     pod["securityContext"] = {};
     pod["containers"] = [{ name: "order", securityContext: { readOnlyRootFilesystem: true }, resources: {} }];
