@@ -184,6 +184,33 @@ describe("the Helm chart rendered per profile", function () {
     expect(byKind(manifests, "Service").map(componentOf)).to.not.include("analytics-processor");
   });
 
+  it("probes each service on its gRPC port: start-up and readiness by gRPC health, liveness by /healthz", () => {
+    interface Probe {
+      readonly grpc?: { readonly port: number; readonly service?: string };
+      readonly httpGet?: { readonly path: string; readonly port: string | number };
+    }
+    interface Probed {
+      readonly startupProbe?: Probe;
+      readonly readinessProbe?: Probe;
+      readonly livenessProbe?: Probe;
+      readonly ports?: readonly { readonly name: string; readonly containerPort: number }[];
+    }
+    for (const service of deployableServices) {
+      const container = containerOf(
+        named(manifestsOf("default"), "Deployment", `${release}-${service.name}`),
+      ) as ContainerSpec & Probed;
+      expect(container.ports, service.name).to.deep.equal([
+        { name: "grpc", containerPort: 9090, protocol: "TCP" },
+      ]);
+      expect(container.startupProbe?.grpc, service.name).to.deep.equal({ port: 9090 });
+      expect(container.readinessProbe?.grpc, service.name).to.deep.equal({ port: 9090 });
+      expect(container.livenessProbe?.httpGet, service.name).to.deep.equal({
+        path: "/healthz",
+        port: "grpc",
+      });
+    }
+  });
+
   it("points Envoy at the release's Services and rolls it on a change of its configuration", () => {
     const manifests = manifestsOf("default");
     const config = named(manifests, "ConfigMap", `${release}-envoy`);
