@@ -1,13 +1,14 @@
 /**
  * The chart on a real Kubernetes API (startControlPlane: kube-apiserver, etcd, controllers and
  * kwok fake nodes in three zones): installed with --wait until every Deployment is Ready, with
- * no server warning; upgraded with changed values (the change lands, Envoy rolls only when its
- * configuration or secrets change, generated secrets are kept); rolled back; a second release
+ * no server warning, printing how to reach the edge and log in; upgraded with changed values (the
+ * change lands, Envoy rolls only when its secrets change, generated secrets are kept) and to a
+ * chart with a regenerated Envoy configuration (Envoy rolls, the services do not); rolled back; a second release
  * (the dev profile, with its in-cluster dependencies) beside it in the same namespace; and
  * uninstalled without leaving anything of the release behind.
  */
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -27,6 +28,7 @@ import {
 } from "./chart.js";
 
 const namespace = "commerce";
+const rotatedEdgeSecret = "rotated-edge-secret-".padEnd(40, "x");
 
 interface DeploymentStatus {
   readonly metadata: { readonly name: string; readonly generation: number };
@@ -83,11 +85,12 @@ describe("the Helm chart on a Kubernetes control plane", function () {
     release: string,
     profile: ChartProfile,
     sets: readonly string[] = [],
-  ): Promise<void> => {
+    chart = chartDir,
+  ): Promise<string> => {
     const result = await runHelm([
       verb,
       release,
-      chartDir,
+      chart,
       ...(verb === "install" ? ["--create-namespace"] : []),
       ...valueFileArgs(profile),
       ...sets.flatMap((set) => ["--set", set]),
@@ -98,6 +101,7 @@ describe("the Helm chart on a Kubernetes control plane", function () {
     expect(result.status, result.stderr).to.equal(0);
     expect(result.stderr).to.equal("");
     expect(result.stdout).to.match(/^STATUS: deployed$/m);
+    return result.stdout;
   };
 
   const get = async <T>(path: string): Promise<T> => {
@@ -175,7 +179,12 @@ describe("the Helm chart on a Kubernetes control plane", function () {
   });
 
   it("installs with --wait: every Deployment Ready, spread over the nodes, no warning printed", async () => {
-    await deploy("install", "shop", "default");
+    const printed = await deploy("install", "shop", "default");
+    // NOTES.txt: how to reach the edge and log in, with this release's names.
+    expect(printed).to.include(`kubectl port-forward -n ${namespace} service/shop-envoy 8080:80`);
+    expect(printed).to.include(
+      `kubectl get secret shop-admin -n ${namespace} -o jsonpath='{.data.ADMIN_PASSWORD}'`,
+    );
     const manifest = await runHelm(["get", "manifest", "shop"]);
     const manifests = parseManifests(manifest.stdout);
     renderedKinds = [...new Set(manifests.map((m) => m.kind))].sort();
@@ -223,6 +232,27 @@ describe("the Helm chart on a Kubernetes control plane", function () {
     await expectAllReady("shop", serviceDeployments);
   });
 
+  it("upgrades to a chart whose generated Envoy configuration changed: Envoy rolls, the services do not", async () => {
+    const next = join(scratch, "chart-next");
+    await cp(chartDir, next, { recursive: true });
+    await appendFile(join(next, "files", "envoy.yaml"), "# regenerated\n");
+    const [envoyBefore, productBefore] = [await deployment("shop-envoy"), await deployment("shop-product")];
+    await deploy(
+      "upgrade",
+      "shop",
+      "default",
+      ["settings.reservationTtl=5m", `secrets.trust.edgeSecret=${rotatedEdgeSecret}`],
+      next,
+    );
+    const [envoyAfter, productAfter] = [await deployment("shop-envoy"), await deployment("shop-product")];
+    expect(envoyAfter.metadata.generation).to.be.greaterThan(envoyBefore.metadata.generation);
+    expect(envoyAfter.spec.template.metadata.annotations?.["checksum/config"]).to.not.equal(
+      envoyBefore.spec.template.metadata.annotations?.["checksum/config"],
+    );
+    expect(productAfter.metadata.generation).to.equal(productBefore.metadata.generation);
+    await expectAllReady("shop", serviceDeployments);
+  });
+
   it("rolls back to the first revision: the setting and the edge secret are back", async () => {
     const first = await runHelm(["get", "manifest", "shop", "--revision", "1"]);
     const firstTrust = parseManifests(first.stdout).find((m) => m.metadata.name === "shop-trust");
@@ -239,7 +269,8 @@ describe("the Helm chart on a Kubernetes control plane", function () {
       [1, "superseded"],
       [2, "superseded"],
       [3, "superseded"],
-      [4, "deployed"],
+      [4, "superseded"],
+      [5, "deployed"],
     ]);
     await expectAllReady("shop", serviceDeployments);
   });
