@@ -148,17 +148,25 @@ describe("the Helm chart rendered per profile", function () {
     ]);
   });
 
-  it("finds a flow the catalog does not list (the check can fail)", () => {
+  it("finds a flow the catalog does not list, and a selector that could match another release (the check can fail)", () => {
     const manifests = manifestsOf("default");
     const policy = named(manifests, "NetworkPolicy", `${release}-notification`);
     const widened = structuredClone(policy);
-    const spec = widened.spec as { egress: unknown[] };
-    spec.egress.push({
-      to: [{ podSelector: { matchLabels: { "app.kubernetes.io/component": "payment" } } }],
-      ports: [{ port: 9090, protocol: "TCP" }],
-    });
+    const payment = {
+      "app.kubernetes.io/name": "commerce-platform",
+      "app.kubernetes.io/instance": release,
+      "app.kubernetes.io/component": "payment",
+    };
+    (widened.spec as { egress: unknown[] }).egress.push(
+      { to: [{ podSelector: { matchLabels: payment } }], ports: [{ port: 9090, protocol: "TCP" }] },
+      {
+        to: [{ podSelector: { matchLabels: { "app.kubernetes.io/component": "order" } } }],
+        ports: [{ port: 9090, protocol: "TCP" }],
+      },
+    );
     const flows = analysePolicies(manifests.map((m) => (m === policy ? widened : m))).flows;
     expect(flows).to.include("egress notification -> payment:9090/TCP");
+    expect(flows).to.include('egress notification -> pods {"app.kubernetes.io/component":"order"}:9090/TCP');
   });
 
   it("gives each service only its own settings, the common ones and its peers' Service addresses", () => {

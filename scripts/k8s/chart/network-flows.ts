@@ -9,7 +9,7 @@
  * `namespace {...} pods {...}`.
  */
 import type { DeployableService } from "../../cluster/service-catalog.js";
-import { componentOf, type Manifest } from "./chart.js";
+import { componentOf, instanceLabel, type Manifest } from "./chart.js";
 
 interface LabelSelector {
   readonly matchLabels?: Readonly<Record<string, string>>;
@@ -82,8 +82,14 @@ export function describePeer(peer: PolicyPeer): string {
 /** The release's components a peer stands for, or its description when it is none of them. */
 function peerNames(peer: PolicyPeer | undefined, pods: readonly ChartPod[]): string[] {
   if (peer === undefined) return ["anywhere"];
-  if (peer.podSelector !== undefined && peer.namespaceSelector === undefined && peer.ipBlock === undefined) {
-    const selector = peer.podSelector;
+  // Only a selector that names the release stands for its pods: one without the instance label
+  // would also match another release's pods in the namespace.
+  const selector = peer.podSelector;
+  if (
+    selector?.matchLabels?.[instanceLabel] !== undefined &&
+    peer.namespaceSelector === undefined &&
+    peer.ipBlock === undefined
+  ) {
     const matched = pods.filter((pod) => selects(selector, pod.labels)).map((pod) => pod.component);
     if (matched.length > 0) return matched;
   }
