@@ -103,8 +103,8 @@ try {
     "test/envoy/**/*.spec.ts",
   ]);
 
-  // The first run builds the Kubernetes tools from the Go module proxy (about 11 minutes on two
-  // cores, printed per tool); later runs find them in the per-user cache.
+  // The first run builds the Kubernetes tools from the Go module proxy (about 15 minutes on two
+  // cores, printed per tool); later runs find them in the per-user cache (the step: about 55 s).
   await step(
     "Kubernetes: toolchain, the chart per profile (lint, kubeconform, hardening, flows), install/upgrade/rollback/uninstall on kwok nodes, skaffold",
     bin("mocha"),
