@@ -11,7 +11,10 @@
  *   4. the Envoy configuration generator and the Envoy edge's own concerns (a real Envoy,
  *      fetched and cached on first use), and the topology's process supervision; then a private
  *      Kubernetes control plane (etcd, kube-apiserver, controller-manager, scheduler, kwok fake
- *      nodes; built from Go modules and cached on first use) that helm installs a chart on;
+ *      nodes; built from Go modules and cached on first use) that the platform's chart (helm/)
+ *      is installed on, upgraded, rolled back and uninstalled, after its renders of every
+ *      profile are linted, validated strictly and checked for hardening and network flows,
+ *      and skaffold.yaml is validated and rendered;
  *   5. crash recovery: the platform killed under order load gives leaked stock back in time, and
  *      killed in the middle of a payment create converges on one gateway order and one payment;
  *      the analytics stream processor (its own process, on a private Kafka and ClickHouse)
@@ -103,10 +106,10 @@ try {
     "test/envoy/**/*.spec.ts",
   ]);
 
-  // The first run builds the Kubernetes tools from the Go module proxy (about 11 minutes on two
-  // cores, printed per tool); later runs find them in the per-user cache.
+  // The first run builds the Kubernetes tools from the Go module proxy (about 15 minutes on two
+  // cores, printed per tool); later runs find them in the per-user cache (the step: about 55 s).
   await step(
-    "Kubernetes toolchain: strict schemas, control plane on kwok nodes, helm install --wait",
+    "Kubernetes: toolchain, the chart per profile (lint, kubeconform, hardening, flows), install/upgrade/rollback/uninstall on kwok nodes, skaffold",
     bin("mocha"),
     ["scripts/k8s/**/*.spec.ts"],
   );

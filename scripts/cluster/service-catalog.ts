@@ -3,8 +3,9 @@
  * compiled entry point, the peers it calls (by the variable that holds each address), and the
  * settings it alone may hold. The edge routes to a routed service the APIs of its proto package
  * (`commerce.<name>.v1`); the analytics stream processor has no API and gets no route. The
- * multi-process topology reads it here; the Helm chart states the same wiring in its
- * templates. A service's process receives nothing beyond this.
+ * multi-process topology reads it here; the Helm chart reads the copy `npm run envoy:config`
+ * writes into helm/files/services.json (scripts/envoy/chart-files.ts). A service's process
+ * receives nothing beyond this.
  */
 
 export type ServiceName =

@@ -12,12 +12,14 @@
  *   --out PATH                  the configuration file to write, "-" for stdout (envoy/envoy.yaml)
  *   --descriptor-out PATH       the descriptor set file to write       (.build/envoy/contract.binpb)
  *
- * With no flags it renders the committed envoy/envoy.yaml.
+ * With no flags it renders the committed envoy/envoy.yaml, and the Helm chart's copies of the
+ * configuration, descriptor set and service catalog (helm/files, chart-files.ts).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildDescriptorSet, loadContract } from "./contract-descriptors.js";
+import { writeChartFiles, chartFilesDir } from "./chart-files.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import {
   defaultEnvoyOptions,
@@ -85,6 +87,10 @@ async function main(): Promise<void> {
   } else {
     await writeFile(out, yaml);
     process.stderr.write(`wrote ${out} and ${descriptorOut}\n`);
+  }
+  if (process.argv.length === 2) {
+    await writeChartFiles(contract);
+    process.stderr.write(`wrote the chart's files in ${chartFilesDir}\n`);
   }
 }
 

@@ -1,0 +1,199 @@
+{{/*
+Names: every object is `<fullname>-<component>`, fullname being the release name unless
+fullnameOverride is set, so two releases can share a namespace.
+*/}}
+{{- define "cp.fullname" -}}
+{{- default .Release.Name .Values.fullnameOverride | trunc 30 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "cp.name" -}}
+{{- printf "%s-%s" (include "cp.fullname" .root) .component -}}
+{{- end -}}
+
+{{/* The service catalog (helm/files/services.json, generated from scripts/cluster/service-catalog.ts). */}}
+{{- define "cp.catalog" -}}
+{{- .Files.Get "files/services.json" -}}
+{{- end -}}
+
+{{- define "cp.selectorLabels" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "cp.labels" -}}
+{{ include "cp.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
+{{- end -}}
+
+{{/* A platform service's image: services.<name>.image over the global registry and tag. */}}
+{{- define "cp.serviceImage" -}}
+{{- $image := (index .root.Values.services .component).image | default dict -}}
+{{- $repository := $image.repository | default (printf "commerce-platform/%s" .component) -}}
+{{- $tag := $image.tag | default .root.Values.global.imageTag | default .root.Chart.AppVersion -}}
+{{- printf "%s%s:%s" .root.Values.global.imageRegistry $repository $tag -}}
+{{- end -}}
+
+{{/* A service's settings: serviceDefaults overlaid with services.<name>. */}}
+{{- define "cp.serviceValues" -}}
+{{- $own := index .root.Values.services .component | default dict -}}
+{{- toYaml (mergeOverwrite (deepCopy .root.Values.serviceDefaults) (deepCopy $own)) -}}
+{{- end -}}
+
+{{/* Every pod: non-root with a numeric user, RuntimeDefault seccomp. */}}
+{{- define "cp.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ . }}
+runAsGroup: {{ . }}
+fsGroup: {{ . }}
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* Every container: read-only root, no privilege escalation, no capability. */}}
+{{- define "cp.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ . }}
+runAsGroup: {{ . }}
+readOnlyRootFilesystem: true
+allowPrivilegeEscalation: false
+privileged: false
+capabilities:
+  drop: [ALL]
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* Spread over zones and nodes, best effort (a small cluster still schedules). */}}
+{{- define "cp.topologySpread" -}}
+{{- range $key := list "topology.kubernetes.io/zone" "kubernetes.io/hostname" }}
+- maxSkew: 1
+  topologyKey: {{ $key }}
+  whenUnsatisfiable: ScheduleAnyway
+  labelSelector:
+    matchLabels:
+      {{- include "cp.selectorLabels" $ | nindent 6 }}
+  matchLabelKeys: [pod-template-hash]
+{{- end }}
+{{- end -}}
+
+{{/* The external dependencies' addresses: the in-cluster ones in the dev profile. */}}
+{{- define "cp.mongodbUrl" -}}
+{{- if .Values.inCluster.enabled -}}
+mongodb://{{ include "cp.name" (dict "root" . "component" "mongodb") }}:27017
+{{- else -}}
+{{ required "mongodb.url is required (mongodb://host:port)" .Values.mongodb.url }}
+{{- end -}}
+{{- end -}}
+
+{{- define "cp.kafkaBrokers" -}}
+{{- if .Values.inCluster.enabled -}}
+{{ include "cp.name" (dict "root" . "component" "kafka") }}:9092
+{{- else -}}
+{{ required "kafka.brokers is required (host:port[,host:port...])" .Values.kafka.brokers }}
+{{- end -}}
+{{- end -}}
+
+{{- define "cp.clickhouseUrl" -}}
+{{- if .Values.inCluster.enabled -}}
+http://{{ include "cp.name" (dict "root" . "component" "clickhouse") }}:8123/commerce_analytics
+{{- else -}}
+{{ required "clickhouse.url is required (http://host:8123[/database])" .Values.clickhouse.url }}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret that holds a group's keys: its existingSecret or the chart's own. */}}
+{{- define "cp.secretName" -}}
+{{- $group := index .root.Values.secrets .component -}}
+{{- $group.existingSecret | default (include "cp.name" .) -}}
+{{- end -}}
+
+{{- define "cp.secretEnv" -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "cp.secretName" (dict "root" .root "component" .group) }}
+      key: {{ .name }}
+{{- end -}}
+
+{{/*
+The chart's own secret values, resolved once per render and kept in .Values.secrets.resolved:
+a value given in values wins, then the value the release's Secret already holds (lookup: kept
+across upgrades), then a new random one. Groups with an existingSecret are not resolved.
+*/}}
+{{- define "cp.resolveSecrets" -}}
+{{- if not (hasKey .Values.secrets "resolved") -}}
+{{- $root := . -}}
+{{- $resolved := dict -}}
+{{- $spec := dict
+  "jwt" (list (list "JWT_SECRET" .Values.secrets.jwt.jwtSecret 86))
+  "payment" (list (list "PAYMENT_KEY_SECRET" .Values.secrets.payment.keySecret 43) (list "PAYMENT_WEBHOOK_SECRET" .Values.secrets.payment.webhookSecret 43))
+  "trust" (list (list "PEER_SECRET" .Values.secrets.trust.peerSecret 43) (list "edge-credential" .Values.secrets.trust.edgeSecret 43))
+  "admin" (list (list "ADMIN_PASSWORD" .Values.secrets.admin.password 24)) -}}
+{{- range $group, $keys := $spec -}}
+{{- if not (index $root.Values.secrets $group).existingSecret -}}
+{{- $existing := lookup "v1" "Secret" $root.Release.Namespace (include "cp.name" (dict "root" $root "component" $group)) -}}
+{{- $data := dict -}}
+{{- range $keys -}}
+{{- $key := index . 0 -}}
+{{- $value := index . 1 -}}
+{{- if and (not $value) $existing (hasKey ($existing.data | default dict) $key) -}}
+{{- $value = index $existing.data $key | b64dec -}}
+{{- end -}}
+{{- $_ := set $data $key ($value | default (randAlphaNum (index . 2))) -}}
+{{- end -}}
+{{- if eq $group "jwt" -}}
+{{- $k := $data.JWT_SECRET | b64enc | replace "+" "-" | replace "/" "_" | trimSuffix "=" | trimSuffix "=" -}}
+{{- $_ := set $data "jwks.json" (dict "keys" (list (dict "kty" "oct" "alg" "HS512" "k" $k)) | toJson) -}}
+{{- end -}}
+{{- if eq $group "trust" -}}
+{{- $_ := set $data "EDGE_SECRET_SHA256" (index $data "edge-credential" | sha256sum) -}}
+{{- end -}}
+{{- $_ := set $resolved $group $data -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set .Values.secrets "resolved" $resolved -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Rolls a pod when a secret the chart made changes (processes read them at start). */}}
+{{- define "cp.secretsChecksum" -}}
+{{- include "cp.resolveSecrets" . -}}
+{{- .Values.secrets.resolved | toJson | sha256sum -}}
+{{- end -}}
+
+{{/* NetworkPolicy egress every pod needs: the cluster DNS. */}}
+{{- define "cp.dnsEgress" -}}
+- to:
+    - namespaceSelector:
+        matchLabels:
+          {{- toYaml .Values.dns.namespaceSelector | nindent 10 }}
+      podSelector:
+        matchLabels:
+          {{- toYaml .Values.dns.podSelector | nindent 10 }}
+  ports:
+    - { port: 53, protocol: UDP }
+    - { port: 53, protocol: TCP }
+{{- end -}}
+
+{{/* Egress to one external dependency: its port, to its peers (anywhere when none). */}}
+{{- define "cp.dependencyEgress" -}}
+{{- $dependency := index .root.Values .component -}}
+{{- if .root.Values.inCluster.enabled }}
+- to:
+    - podSelector:
+        matchLabels:
+          {{- include "cp.selectorLabels" . | nindent 10 }}
+  ports:
+    - { port: {{ .port }}, protocol: TCP }
+{{- else }}
+- ports:
+    - { port: {{ $dependency.networkPolicy.port }}, protocol: TCP }
+  {{- with $dependency.networkPolicy.to }}
+  to:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+{{- end -}}

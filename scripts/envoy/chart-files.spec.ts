@@ -1,0 +1,39 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "chai";
+import { deployableServices } from "../cluster/service-catalog.js";
+import { chartFilesDir, renderChartFiles } from "./chart-files.js";
+import { buildDescriptorSet, loadContract, type Contract } from "./contract-descriptors.js";
+
+const repoRoot = join(import.meta.dirname, "..", "..");
+
+describe("the Helm chart's generated files (helm/files)", () => {
+  let contract: Contract;
+
+  before(async () => {
+    contract = loadContract(await buildDescriptorSet(repoRoot));
+  });
+
+  it("match what the generator renders now (run `npm run envoy:config` after changing the contract or the catalog)", async () => {
+    for (const [name, contents] of renderChartFiles(contract)) {
+      const committed = await readFile(join(chartFilesDir, name));
+      expect(Buffer.compare(committed, Buffer.from(contents)) === 0, `helm/files/${name} is stale`).to.equal(
+        true,
+      );
+    }
+  });
+
+  it("route every routed service of the catalog to a release-named upstream, and hold the catalog as it is", () => {
+    const files = renderChartFiles(contract);
+    const envoyYaml = String(files.get("envoy.yaml"));
+    for (const service of deployableServices) {
+      expect(envoyYaml.includes(`address: __FULLNAME__-${service.name}\n`), service.name).to.equal(
+        service.routed,
+      );
+    }
+    const catalog = JSON.parse(String(files.get("services.json"))) as { services: unknown[] };
+    expect(catalog.services).to.deep.equal(
+      deployableServices.map(({ name, peers, owns, routed }) => ({ name, peers, owns, routed })),
+    );
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * The files the Helm chart (`helm/`) renders its Envoy and its services from, written by the
+ * same generator as envoy/envoy.yaml so that the chart never holds a second, hand-written copy:
+ *   helm/files/envoy.yaml      the edge's configuration, upstreams named as the chart names
+ *                              its Services (`<release fullname>-<service>`, the fullname
+ *                              left as a placeholder the chart fills in);
+ *   helm/files/contract.binpb  the descriptor set Envoy's transcoder loads (a ConfigMap's
+ *                              binaryData);
+ *   helm/files/services.json   the service catalog (scripts/cluster/service-catalog.ts): each
+ *                              deployable service's peers, owned settings and whether the edge
+ *                              routes to it, which the chart's templates iterate over.
+ * A test fails when the committed copies are stale (chart-files.spec.ts).
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { deployableServices } from "../cluster/service-catalog.js";
+import type { Contract } from "./contract-descriptors.js";
+import { renderEnvoyYaml } from "./envoy-config.js";
+import { defaultDeployments, defaultEnvoyOptions, type EnvoyOptions } from "./envoy-options.js";
+
+export const chartFilesDir = join(import.meta.dirname, "..", "..", "helm", "files");
+
+/** Stands for the release's fullname in upstream hosts; the chart replaces it. */
+export const fullnamePlaceholder = "__FULLNAME__";
+
+/** The gRPC port of every service's container and Service. */
+export const chartServicePort = 9090;
+
+/** In-cluster defaults (envoy/README.md) with the chart's release-prefixed Service names. */
+export const chartEnvoyOptions: EnvoyOptions = {
+  ...defaultEnvoyOptions,
+  upstreams: new Map(
+    defaultDeployments.map((name) => [
+      name,
+      [{ host: `${fullnamePlaceholder}-${name}`, port: chartServicePort }],
+    ]),
+  ),
+};
+
+/** File name → contents, as the chart's `files/` folder holds them. */
+export function renderChartFiles(contract: Contract): Map<string, string | Uint8Array> {
+  const catalog = {
+    services: deployableServices.map(({ name, peers, owns, routed }) => ({ name, peers, owns, routed })),
+  };
+  return new Map<string, string | Uint8Array>([
+    ["envoy.yaml", renderEnvoyYaml(contract, chartEnvoyOptions)],
+    ["contract.binpb", contract.descriptorSet],
+    ["services.json", `${JSON.stringify(catalog, null, 2)}\n`],
+  ]);
+}
+
+export async function writeChartFiles(contract: Contract, dir = chartFilesDir): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const [name, contents] of renderChartFiles(contract)) await writeFile(join(dir, name), contents);
+}

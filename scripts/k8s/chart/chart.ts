@@ -1,0 +1,110 @@
+/**
+ * The Helm chart (`helm/`) as the tests see it: where it is, its value profiles, and its
+ * manifests rendered by helm and read back as objects.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parseAllDocuments, parse } from "yaml";
+import { runTool, type ToolRun } from "../run-tool.js";
+
+export const chartDir = join(import.meta.dirname, "..", "..", "..", "helm");
+
+/** The value files of each profile, over values.yaml. */
+export const chartProfiles = {
+  default: [],
+  dev: ["values-dev.yaml"],
+  production: ["values-production.yaml"],
+} as const satisfies Record<string, readonly string[]>;
+
+export type ChartProfile = keyof typeof chartProfiles;
+
+export const profileNames = Object.keys(chartProfiles) as ChartProfile[];
+
+export interface Metadata {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+/** A rendered object; `spec` and the rest are read through narrower types where needed. */
+export interface Manifest {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: Metadata;
+  readonly spec?: unknown;
+  readonly data?: Readonly<Record<string, string>>;
+  readonly binaryData?: Readonly<Record<string, string>>;
+  readonly automountServiceAccountToken?: boolean;
+}
+
+export function valueFileArgs(profile: ChartProfile): string[] {
+  return chartProfiles[profile].flatMap((file) => ["--values", join(chartDir, file)]);
+}
+
+/** `helm template <release> helm/` with a profile's value files and any extra arguments. */
+export function helmTemplate(
+  helm: string,
+  release: string,
+  profile: ChartProfile,
+  extra: readonly string[] = [],
+): Promise<ToolRun> {
+  return runTool(helm, ["template", release, chartDir, ...valueFileArgs(profile), ...extra]);
+}
+
+export function parseManifests(text: string): Manifest[] {
+  return parseAllDocuments(text)
+    .map((document) => document.toJS() as Manifest | null)
+    .filter((manifest): manifest is Manifest => manifest !== null);
+}
+
+/** Renders and parses; throws with helm's message when it fails. */
+export async function renderChart(
+  helm: string,
+  release: string,
+  profile: ChartProfile,
+  extra: readonly string[] = [],
+): Promise<Manifest[]> {
+  const result = await helmTemplate(helm, release, profile, extra);
+  if (result.status !== 0) throw new Error(`helm template (${profile}) failed: ${result.stderr}`);
+  return parseManifests(result.stdout);
+}
+
+type Values = Record<string, unknown>;
+
+function isObject(value: unknown): value is Values {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Helm's merge of value files: maps merge key by key, anything else replaces. */
+function mergeValues(base: Values, over: Values): Values {
+  const merged: Values = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const current = merged[key];
+    merged[key] = isObject(current) && isObject(value) ? mergeValues(current, value) : value;
+  }
+  return merged;
+}
+
+/** The values a profile renders with (values.yaml overlaid with the profile's files). */
+export async function profileValues(profile: ChartProfile): Promise<Values> {
+  let values = parse(await readFile(join(chartDir, "values.yaml"), "utf8")) as Values;
+  for (const file of chartProfiles[profile]) {
+    values = mergeValues(values, parse(await readFile(join(chartDir, file), "utf8")) as Values);
+  }
+  return values;
+}
+
+export function byKind(manifests: readonly Manifest[], kind: string): Manifest[] {
+  return manifests.filter((manifest) => manifest.kind === kind);
+}
+
+export const componentLabel = "app.kubernetes.io/component";
+export const instanceLabel = "app.kubernetes.io/instance";
+
+export function componentOf(manifest: Manifest): string {
+  const component = manifest.metadata.labels?.[componentLabel];
+  if (component === undefined)
+    throw new Error(`${manifest.kind} ${manifest.metadata.name} has no component label`);
+  return component;
+}

@@ -1,0 +1,110 @@
+/**
+ * The chart's Envoy pod as Envoy itself sees it: the files its volumes mount (the ConfigMap's
+ * configuration and descriptor set, the projected jwks.json and edge-credential) laid out under
+ * a scratch root exactly where the Deployment mounts them, and the Deployment's own arguments,
+ * accepted by the Envoy binary our tests run (`--mode validate`). The image's tag is the same
+ * version.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { expect } from "chai";
+import { ensureEnvoy, envoyVersion } from "../../infra/envoy.js";
+import { ensureHelm } from "../helm.js";
+import { kubeToolContext } from "../kube-tools.js";
+import { renderChart, type Manifest } from "./chart.js";
+
+const run = promisify(execFile);
+const release = "shop";
+
+interface Volume {
+  readonly name: string;
+  readonly configMap?: { readonly name: string };
+  readonly projected?: {
+    readonly sources: readonly {
+      readonly secret: { readonly name: string; readonly items: readonly { key: string; path: string }[] };
+    }[];
+  };
+  readonly emptyDir?: object;
+}
+
+interface EnvoyPod {
+  readonly containers: readonly {
+    readonly image: string;
+    readonly command: readonly string[];
+    readonly args: readonly string[];
+    readonly volumeMounts: readonly { readonly name: string; readonly mountPath: string }[];
+  }[];
+  readonly volumes: readonly Volume[];
+}
+
+function named(manifests: readonly Manifest[], kind: string, name: string): Manifest {
+  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
+  if (found === undefined) throw new Error(`no ${kind} ${name}`);
+  return found;
+}
+
+/** Writes what each of the pod's volumes holds under `root` + its mount path. */
+async function mountVolumes(manifests: readonly Manifest[], pod: EnvoyPod, root: string): Promise<void> {
+  const container = pod.containers[0];
+  if (container === undefined) throw new Error("no container");
+  for (const mount of container.volumeMounts) {
+    const volume = pod.volumes.find((v) => v.name === mount.name);
+    const dir = join(root, mount.mountPath);
+    await mkdir(dir, { recursive: true });
+    if (volume?.configMap !== undefined) {
+      const map = named(manifests, "ConfigMap", volume.configMap.name);
+      for (const [key, text] of Object.entries(map.data ?? {})) await writeFile(join(dir, key), text);
+      for (const [key, base64] of Object.entries(map.binaryData ?? {})) {
+        await writeFile(join(dir, key), Buffer.from(base64, "base64"));
+      }
+    }
+    for (const source of volume?.projected?.sources ?? []) {
+      const secret = named(manifests, "Secret", source.secret.name);
+      for (const item of source.secret.items) {
+        await writeFile(join(dir, item.path), Buffer.from(secret.data?.[item.key] ?? "", "base64"));
+      }
+    }
+  }
+}
+
+describe("the chart's Envoy pod", function () {
+  this.timeout(10 * 60_000);
+  let scratch: string;
+
+  before(async () => {
+    scratch = await mkdtemp(join(tmpdir(), "chart-envoy-pod-"));
+  });
+
+  after(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it(`runs the official image at the version our tests run (${envoyVersion})`, async () => {
+    const manifests = await renderChart(await ensureHelm(kubeToolContext()), release, "default");
+    const pod = (named(manifests, "Deployment", `${release}-envoy`).spec as { template: { spec: EnvoyPod } })
+      .template.spec;
+    expect(pod.containers[0]?.image).to.equal(`envoyproxy/envoy:distroless-v${envoyVersion}`);
+  });
+
+  it("is a configuration Envoy accepts, read from the files its volumes mount, with its own arguments", async () => {
+    const manifests = await renderChart(await ensureHelm(kubeToolContext()), release, "default");
+    const pod = (named(manifests, "Deployment", `${release}-envoy`).spec as { template: { spec: EnvoyPod } })
+      .template.spec;
+    const root = join(scratch, "root");
+    await mountVolumes(manifests, pod, root);
+    const container = pod.containers[0];
+    if (container === undefined) throw new Error("no container");
+    // The configuration names absolute paths under /etc/envoy: point them into the scratch root.
+    const configPath = container.args[container.args.indexOf("--config-path") + 1] ?? "";
+    const config = await readFile(join(root, configPath), "utf8");
+    expect(config).to.include("filename: /etc/envoy/secrets/jwks.json");
+    const rooted = join(scratch, "envoy.yaml");
+    await writeFile(rooted, config.replaceAll("/etc/envoy/", `${join(root, "etc", "envoy")}/`));
+    const args = container.args.map((arg) => (arg === configPath ? rooted : arg));
+    const { stdout } = await run(await ensureEnvoy(), ["--mode", "validate", ...args]);
+    expect(stdout).to.include(`configuration '${rooted}' OK`);
+  });
+});
