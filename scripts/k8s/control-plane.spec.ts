@@ -4,14 +4,11 @@
  * server warning (and it would print one for a field the API does not know).
  */
 import { expect } from "chai";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { startControlPlane, type ControlPlane } from "./control-plane.js";
+import { usePrivateControlPlane } from "./control-plane-fixture.js";
 import { kubeRequest, type KubeAccess } from "./kube-api.js";
-import { ensureHelm } from "./helm.js";
-import { kubeToolContext } from "./kube-tools.js";
 import { helmEnvironment, runTool } from "./run-tool.js";
 
 interface Deployment {
@@ -89,24 +86,7 @@ async function writeChart(dir: string, extraField: boolean): Promise<void> {
 describe("startControlPlane", function () {
   // A cold cache builds the toolchain first (tens of minutes); a warm start takes seconds.
   this.timeout(60 * 60_000);
-  let scratch: string;
-  let started: ControlPlane | undefined;
-  let helm: string;
-  const plane = (): ControlPlane => {
-    if (started === undefined) throw new Error("the control plane did not start");
-    return started;
-  };
-
-  before(async () => {
-    scratch = await mkdtemp(join(tmpdir(), "control-plane-spec-"));
-    helm = await ensureHelm(kubeToolContext());
-    started = await startControlPlane({ dataDir: join(scratch, "control-plane"), nodes: 2 });
-  });
-
-  after(async () => {
-    await started?.stop();
-    await rm(scratch, { recursive: true, force: true });
-  });
+  const { plane, helm, scratch } = usePrivateControlPlane({ prefix: "control-plane-spec-", nodes: 2 });
 
   it("runs a Deployment's pods Ready on its kwok nodes, without a server warning", async function () {
     this.timeout(60_000);
@@ -134,12 +114,12 @@ describe("startControlPlane", function () {
 
   it("installs a chart with helm install --wait: deployed, Ready, and no warning printed", async function () {
     this.timeout(120_000);
-    const chart = join(scratch, "chart");
+    const chart = join(scratch(), "chart");
     await writeChart(chart, false);
     const installed = await runTool(
-      helm,
+      helm(),
       ["install", "probe", chart, "--kubeconfig", plane().kubeconfig, "--wait", "--timeout", "60s"],
-      { env: helmEnvironment(join(scratch, "helm")) },
+      { env: helmEnvironment(join(scratch(), "helm")) },
     );
     expect(installed.status, installed.stderr).to.equal(0);
     expect(installed.stderr).to.equal("");
@@ -149,12 +129,12 @@ describe("startControlPlane", function () {
 
   it("shows the server's warning for a field the API does not know (what the check above looks for)", async function () {
     this.timeout(120_000);
-    const chart = join(scratch, "chart-with-unknown-field");
+    const chart = join(scratch(), "chart-with-unknown-field");
     await writeChart(chart, true);
     const installed = await runTool(
-      helm,
+      helm(),
       ["install", "probe-unknown", chart, "--kubeconfig", plane().kubeconfig, "--wait", "--timeout", "60s"],
-      { env: helmEnvironment(join(scratch, "helm")) },
+      { env: helmEnvironment(join(scratch(), "helm")) },
     );
     expect(installed.status, installed.stderr).to.equal(0);
     // helm logs it through klog: `I… warnings.go:…] "Warning: unknown field \"spec.replcas\""`.

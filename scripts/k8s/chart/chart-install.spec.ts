@@ -8,15 +8,12 @@
  * uninstalled without leaving anything of the release behind.
  */
 import { createHash } from "node:crypto";
-import { appendFile, cp, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { appendFile, cp } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { expect } from "chai";
-import { startControlPlane, type ControlPlane } from "../control-plane.js";
-import { ensureHelm } from "../helm.js";
+import { usePrivateControlPlane } from "../control-plane-fixture.js";
 import { kubeRequest } from "../kube-api.js";
-import { kubeToolContext } from "../kube-tools.js";
 import { helmEnvironment, runTool, type ToolRun } from "../run-tool.js";
 import {
   chartDir,
@@ -66,17 +63,11 @@ const collections: Readonly<Record<string, string>> = {
 describe("the Helm chart on a Kubernetes control plane", function () {
   // A cold cache builds the toolchain first (tens of minutes); warm, well under a minute.
   this.timeout(60 * 60_000);
-  let scratch: string;
-  let started: ControlPlane | undefined;
-  let helm: string;
-  const plane = (): ControlPlane => {
-    if (started === undefined) throw new Error("the control plane did not start");
-    return started;
-  };
+  const { plane, helm, scratch } = usePrivateControlPlane({ prefix: "chart-install-spec-", nodes: 3 });
 
   const runHelm = (args: readonly string[]): Promise<ToolRun> =>
-    runTool(helm, [...args, "--kubeconfig", plane().kubeconfig, "--namespace", namespace], {
-      env: helmEnvironment(join(scratch, "helm")),
+    runTool(helm(), [...args, "--kubeconfig", plane().kubeconfig, "--namespace", namespace], {
+      env: helmEnvironment(join(scratch(), "helm")),
     });
 
   /** install or upgrade with --wait; fails on any output to stderr (a server warning). */
@@ -167,17 +158,6 @@ describe("the Helm chart on a Kubernetes control plane", function () {
   let renderedKinds: string[] = [];
   let serviceDeployments = 0;
 
-  before(async () => {
-    scratch = await mkdtemp(join(tmpdir(), "chart-install-spec-"));
-    helm = await ensureHelm(kubeToolContext());
-    started = await startControlPlane({ dataDir: join(scratch, "control-plane"), nodes: 3 });
-  });
-
-  after(async () => {
-    await started?.stop();
-    await rm(scratch, { recursive: true, force: true });
-  });
-
   it("installs with --wait: every Deployment Ready, spread over the nodes, no warning printed", async () => {
     const printed = await deploy("install", "shop", "default");
     // NOTES.txt: how to reach the edge and log in, with this release's names.
@@ -233,7 +213,7 @@ describe("the Helm chart on a Kubernetes control plane", function () {
   });
 
   it("upgrades to a chart whose generated Envoy configuration changed: Envoy rolls, the services do not", async () => {
-    const next = join(scratch, "chart-next");
+    const next = join(scratch(), "chart-next");
     await cp(chartDir, next, { recursive: true });
     await appendFile(join(next, "files", "envoy.yaml"), "# regenerated\n");
     const [envoyBefore, productBefore] = [await deployment("shop-envoy"), await deployment("shop-product")];
