@@ -19,6 +19,10 @@ import {
   type InfraSettings,
   type ProcessSettings,
 } from "@commerce/runtime/config/process-settings.js";
+import {
+  readTelemetrySettings,
+  type TelemetrySettings,
+} from "@commerce/runtime/telemetry/telemetry-settings.js";
 import { minSecretLength } from "@commerce/runtime/identity/trust-settings.js";
 import {
   fileSecrets,
@@ -47,6 +51,8 @@ export interface EmbeddedConfig {
   readonly peerSecret: string;
   /** The admin login when it was generated here (no ADMIN_* and no MONGODB_URL). */
   readonly generatedAdmin: { readonly email: string; readonly password: string } | undefined;
+  /** The `OTEL_*` variables: tracing of the edge and of each module under its own name. */
+  readonly telemetry: TelemetrySettings;
 }
 
 export const generatedAdminEmail = "admin@commerce.local";
@@ -94,5 +100,6 @@ export function loadEmbeddedConfig(
     edgeSecret: reader.headerSecret("EDGE_SECRET", minSecretLength) ?? "",
     peerSecret: reader.headerSecret("PEER_SECRET", minSecretLength) ?? "",
     generatedAdmin,
+    telemetry: readTelemetrySettings(reader),
   });
 }

@@ -38,6 +38,9 @@ import type { StoreProvider } from "@commerce/runtime/store/document-store.js";
 import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
 import { createMongoStoreProvider } from "@commerce/runtime/store/mongo-store.js";
 import { systemClock, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import { withClientSpans } from "@commerce/runtime/telemetry/rpc-client-spans.js";
+import { tracersByService } from "@commerce/runtime/telemetry/rpc-server-spans.js";
+import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import { withCredential } from "@commerce/runtime/transport/credential-transport.js";
 import { createLazyTransport } from "@commerce/runtime/transport/lazy-transport.js";
 import type { EmbeddedConfig } from "./embedded-config.js";
@@ -61,6 +64,11 @@ export interface PlatformOptions {
   readonly clock?: Clock;
   /** Deadline of one upstream call made by the edge (default 30 s). */
   readonly edgeTimeoutMs?: number;
+  /**
+   * Tracing of the edge and every module (each under its own name); default: what the
+   * configuration's `OTEL_*` settings start, shut down with the platform.
+   */
+  readonly telemetry?: Telemetry;
 }
 
 export async function startPlatform({
@@ -68,7 +76,9 @@ export async function startPlatform({
   logger,
   clock = systemClock,
   edgeTimeoutMs,
+  telemetry: givenTelemetry,
 }: PlatformOptions): Promise<RunningPlatform> {
+  const telemetry = givenTelemetry ?? startTelemetry(config.telemetry, { singleService: false });
   const { infra } = config;
   const dataDir = config.process.dataDir;
   const stores: StoreProvider =
@@ -89,8 +99,9 @@ export async function startPlatform({
     logger: logger.child({ service: name }),
     store: await stores.open(`commerce_${name}`),
     bus,
-    transport: peerTransport,
+    transport: withClientSpans(peerTransport, telemetry.forService(name), "connect_rpc"),
     clock,
+    telemetry: telemetry.forService(name),
   });
   const modules: ServiceModule[] = [
     await buildAuthService(await contextFor("auth"), config.auth),
@@ -121,6 +132,7 @@ export async function startPlatform({
     }),
     revoked,
     isReady: () => ready && modules.every((module) => module.isHealthy?.() ?? true),
+    tracing: tracersByService(modules, telemetry),
   });
 
   const { host: address } = config.process;
@@ -136,6 +148,7 @@ export async function startPlatform({
     maxBodyBytes: config.process.maxBodyBytes,
     logger: logger.child({ service: "edge" }),
     isReady: () => ready,
+    telemetry: telemetry.forService("edge"),
     ...(edgeTimeoutMs === undefined ? {} : { timeoutMs: edgeTimeoutMs }),
   });
   const edgeServer = createDualProtocolServer(edge.handler);
@@ -159,6 +172,7 @@ export async function startPlatform({
       await analyticsStore.close();
       await bus.close();
       await stores.close();
+      if (givenTelemetry === undefined) await telemetry.shutdown();
     },
   };
 }

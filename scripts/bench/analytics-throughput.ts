@@ -27,6 +27,7 @@ import { openPlatformBus } from "@commerce/runtime/events/platform-bus.js";
 import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
 import { systemClock } from "@commerce/runtime/time/wall-clock.js";
+import { noTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import { createRoutingTransport } from "@commerce/runtime/transport/routing-transport.js";
 import { cpuMicros } from "./load.js";
 import { startProcessorProcess } from "./processor-process.js";
@@ -183,6 +184,7 @@ export async function benchChdbThroughput(options: ChdbThroughputOptions): Promi
           bus,
           transport: createRoutingTransport(new Map()),
           clock: systemClock,
+          telemetry: noTelemetry.forService("analytics-processor"),
         },
         { store },
       );

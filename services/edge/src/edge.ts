@@ -10,6 +10,8 @@
  *      405 for a known path with another method, 413 above the body limit.
  * It is generic: routes come from the descriptors, so a new annotated RPC needs no change here.
  * Each upstream call carries the request's deadline and is cancelled when the client goes away.
+ * With tracing on, each request is a SERVER span (Envoy's part in embedded mode), child of the
+ * client's `traceparent`, whose context travels on to the service.
  */
 import { toJson, type DescService, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
@@ -23,6 +25,21 @@ import type {
   DualRequestHandler,
   DualResponse,
 } from "@commerce/runtime/server/dual-protocol-server.js";
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
+import type { ServiceTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
+import {
+  contextFromHeaders,
+  injectIntoRecord,
+  traceContextHeaders,
+} from "@commerce/runtime/telemetry/trace-context.js";
 import { createCallSignals } from "./call-signal.js";
 import { errorBody, errorBodyFromConnectError, sendError } from "./error-response.js";
 import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
@@ -42,6 +59,8 @@ export interface EdgeOptions {
   readonly timeoutMs?: number;
   /** Readiness for `/readyz`: the platform behind the edge can serve. */
   readonly isReady: () => boolean;
+  /** The edge's tracer (`commerce-edge`); absent or off: no span. */
+  readonly telemetry?: ServiceTelemetry;
 }
 
 export interface Edge {
@@ -71,6 +90,8 @@ const notForwarded = new Set([
   "accept-encoding",
   "proxy-authorization",
   "http2-settings",
+  // The edge's own span is the parent the service sees (injected below), not the client's.
+  ...traceContextHeaders,
 ]);
 
 class BodyTooLargeError extends Error {}
@@ -81,7 +102,7 @@ export function createEdge(options: EdgeOptions): Edge {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const callSignals = createCallSignals();
 
-  async function serve(req: DualRequest, res: DualResponse): Promise<void> {
+  async function serve(req: DualRequest, res: DualResponse, span?: Span): Promise<void> {
     const target = req.url ?? "/";
     const queryAt = target.indexOf("?");
     const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
@@ -100,6 +121,10 @@ export function createEdge(options: EdgeOptions): Edge {
       return;
     }
     const { route, params } = match;
+    if (span !== undefined) {
+      span.updateName(`${route.verb} ${route.template}`);
+      span.setAttribute("http.route", route.template);
+    }
 
     const header: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
@@ -107,6 +132,7 @@ export function createEdge(options: EdgeOptions): Edge {
       header[name] = Array.isArray(value) ? value.join(", ") : value;
     }
     header[edgeCredentialHeader] = options.edgeSecret;
+    if (span !== undefined) injectIntoRecord(context.active(), header);
     if (route.contract.access !== Access.PUBLIC) {
       const caller = await options.verifyToken(req.headers.authorization);
       if (caller === undefined) {
@@ -172,14 +198,61 @@ export function createEdge(options: EdgeOptions): Edge {
     }
   }
 
-  const handler: DualRequestHandler = (req, res) => {
-    serve(req, res).catch((error: unknown) => {
-      options.logger.error({ err: error }, "edge failure");
-      if (!res.headersSent) sendError(res, errorBody(500, "INTERNAL", "internal error"));
-      else res.destroy();
-    });
+  const fail = (res: DualResponse) => (error: unknown) => {
+    options.logger.error({ err: error }, "edge failure");
+    if (!res.headersSent) sendError(res, errorBody(500, "INTERNAL", "internal error"));
+    else res.destroy();
   };
+  const tracer = options.telemetry?.enabled === true ? options.telemetry.tracer : undefined;
+  const handler: DualRequestHandler =
+    tracer === undefined
+      ? (req, res) => {
+          serve(req, res).catch(fail(res));
+        }
+      : (req, res) => {
+          const { span, active } = startRequestSpan(tracer, req, res);
+          context.with(active, () => serve(req, res, span)).catch(fail(res));
+        };
   return { handler, routes };
+}
+
+/**
+ * The SERVER span of one REST request, per the HTTP conventions: named after the method until
+ * the route is known (then `GET /api/products/{id}`), ended with the response's status; an error
+ * on 5xx only (a 4xx is the client's). No path, query, header or body: they hold ids, tokens and
+ * personal data.
+ */
+function startRequestSpan(
+  tracer: Tracer,
+  req: DualRequest,
+  res: DualResponse,
+): { span: Span; active: Context } {
+  const verb = req.method !== undefined && httpMethods.has(req.method) ? req.method : "_OTHER";
+  const parent = contextFromHeaders(incomingTraceHeaders(req));
+  const span = tracer.startSpan(
+    verb === "_OTHER" ? "HTTP" : verb,
+    { kind: SpanKind.SERVER, attributes: { "http.request.method": verb, "url.scheme": "http" } },
+    parent,
+  );
+  res.once("close", () => {
+    const status = res.headersSent ? res.statusCode : 0;
+    if (status !== 0) span.setAttribute("http.response.status_code", status);
+    if (status === 0 || status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  return { span, active: trace.setSpan(parent, span) };
+}
+
+const httpMethods = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE"]);
+
+/** Only the trace context headers of a request, as web Headers for the propagator. */
+function incomingTraceHeaders(req: DualRequest): Headers {
+  const headers = new Headers();
+  for (const name of traceContextHeaders) {
+    const value = req.headers[name];
+    if (typeof value === "string") headers.set(name, value);
+  }
+  return headers;
 }
 
 /** Kubernetes probes of the edge itself: `/healthz` (alive) and `/readyz` (can serve). */

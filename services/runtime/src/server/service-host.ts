@@ -13,6 +13,8 @@ import { createErrorInterceptor } from "../errors/error-interceptor.js";
 import type { RequestTrust } from "../identity/request-trust.js";
 import type { RevokedAccounts } from "../identity/revoked-accounts.js";
 import type { Logger } from "../logging/logger.js";
+import type { Tracer } from "@opentelemetry/api";
+import { createServerSpanInterceptor } from "../telemetry/rpc-server-spans.js";
 import { createValidationInterceptor } from "../validation/validation-interceptor.js";
 import {
   createDualProtocolServer,
@@ -42,6 +44,11 @@ export interface ServiceHostOptions {
   readonly revoked: RevokedAccounts;
   /** Readiness for `/readyz` and gRPC health: dependencies reachable, start-up work done. */
   readonly isReady: () => boolean;
+  /**
+   * The tracer of the service that owns an RPC service (telemetry/rpc-server-spans.ts
+   * `tracersByService`); absent when tracing is off: no span, no interceptor.
+   */
+  readonly tracing?: ((serviceTypeName: string) => Tracer | undefined) | undefined;
 }
 
 export interface ServiceHost {
@@ -64,6 +71,7 @@ const unlimitedSignalListeners: Interceptor = (next) => (req) => {
 
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const interceptors: Interceptor[] = [
+    ...(options.tracing === undefined ? [] : [createServerSpanInterceptor(options.tracing)]),
     createErrorInterceptor(options.logger),
     createAccessInterceptor(options.trust, options.revoked, [Health.typeName]),
     createValidationInterceptor(),

@@ -2,6 +2,7 @@ import type { Transport } from "@connectrpc/connect";
 import type { EventBus } from "../events/event-bus.js";
 import type { Logger } from "../logging/logger.js";
 import type { DocumentStore } from "../store/document-store.js";
+import type { ServiceTelemetry } from "../telemetry/telemetry.js";
 import type { Clock } from "../time/wall-clock.js";
 import type { ServiceRoutes } from "./service-host.js";
 
@@ -19,6 +20,8 @@ export interface ServiceContext {
   /** Reaches the other services' internal RPCs, with this service's peer credential. */
   readonly transport: Transport;
   readonly clock: Clock;
+  /** The service's own tracer (`commerce-<name>`); a no-op when tracing is off. */
+  readonly telemetry: ServiceTelemetry;
 }
 
 /** A built service: its RPC routes and its background work (outbox relay, consumers, bootstrap). */

@@ -19,6 +19,10 @@ import { createLogger } from "../logging/logger.js";
 import type { StoreProvider } from "../store/document-store.js";
 import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
 import { createMongoStoreProvider } from "../store/mongo-store.js";
+import { withClientSpans } from "../telemetry/rpc-client-spans.js";
+import { tracersByService } from "../telemetry/rpc-server-spans.js";
+import { startTelemetry } from "../telemetry/telemetry.js";
+import { readTelemetrySettings } from "../telemetry/telemetry-settings.js";
 import { systemClock } from "../time/wall-clock.js";
 import { withCredential } from "../transport/credential-transport.js";
 import { createRoutingTransport } from "../transport/routing-transport.js";
@@ -91,9 +95,12 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     url: reader.url(peer.urlVariable, ["http:", "https:"]) ?? reader.required(peer.urlVariable, "(a peer)"),
   }));
   const settings = spec.readSettings(reader, processSettings);
+  const telemetrySettings = readTelemetrySettings(reader);
   reader.finish(undefined);
 
   const logger = createLogger(processSettings.logLevel, `commerce-${spec.name}`);
+  const telemetry = startTelemetry(telemetrySettings, { singleService: true });
+  const serviceTelemetry = telemetry.forService(spec.name);
   const stores: StoreProvider =
     infra.mongodbUrl !== undefined
       ? createMongoStoreProvider({ url: infra.mongodbUrl })
@@ -117,8 +124,13 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     logger,
     store,
     bus,
-    transport: withCredential(createRoutingTransport(byService), peerCredentialHeader, trust.peerSecret),
+    transport: withClientSpans(
+      withCredential(createRoutingTransport(byService), peerCredentialHeader, trust.peerSecret),
+      serviceTelemetry,
+      "grpc",
+    ),
     clock: systemClock,
+    telemetry: serviceTelemetry,
   };
   const module = await spec.build(context, settings);
   const revoked = await createRevocationFeed({
@@ -137,6 +149,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     trust: createRequestTrust(trust),
     revoked,
     isReady: () => ready && (module.isHealthy?.() ?? true),
+    tracing: tracersByService([{ name: spec.name, services: module.services }], telemetry),
   });
   const port = await host.listen(processSettings.port, processSettings.host);
   await module.start();
@@ -151,5 +164,6 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     await revoked.stop();
     await bus.close();
     await stores.close();
+    await telemetry.shutdown();
   });
 }

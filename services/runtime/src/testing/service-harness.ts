@@ -22,6 +22,7 @@ import { createLogger } from "../logging/logger.js";
 import { createServiceHost, type ServiceHost, type ServiceRoutes } from "../server/service-host.js";
 import type { ServiceContext, ServiceModule } from "../server/service-module.js";
 import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
+import { noTelemetry } from "../telemetry/telemetry.js";
 import { withCredential } from "../transport/credential-transport.js";
 import { createLazyTransport } from "../transport/lazy-transport.js";
 
@@ -71,6 +72,7 @@ export async function startServiceHarness(
     bus,
     transport,
     clock: () => new Date(),
+    telemetry: noTelemetry.forService("service"),
   };
   const module = await build(context);
   const revoked: RevocationFeed = await createRevocationFeed({
