@@ -5,13 +5,14 @@
  * `span_id` (read from the active context; nothing when tracing is off).
  */
 import { context, isSpanContextValid, trace } from "@opentelemetry/api";
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import type { LogLevel } from "../config/process-settings.js";
 
 export type { Logger };
 
-export function createLogger(level: LogLevel, name: string): Logger {
-  return pino({
+/** `destination`: where lines go (default stdout; tests read them). */
+export function createLogger(level: LogLevel, name: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     name,
     level,
     base: { pid: process.pid },
@@ -22,7 +23,8 @@ export function createLogger(level: LogLevel, name: string): Logger {
       paths: ["password", "*.password", "token", "*.token", "authorization", "*.authorization"],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }
 
 /** The ids of the active span, for correlating logs with traces (a new object: pino merges into it). */

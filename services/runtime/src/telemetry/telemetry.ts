@@ -62,8 +62,7 @@ const offSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 const offTracer: Tracer = {
   startSpan: () => offSpan,
   // Its overloads all end with the function to run.
-  startActiveSpan: ((...args: unknown[]) =>
-    (args[args.length - 1] as (span: Span) => unknown)(offSpan)) as Tracer["startActiveSpan"],
+  startActiveSpan: (...args: unknown[]) => (args[args.length - 1] as (span: Span) => never)(offSpan),
 };
 const offService: ServiceTelemetry = { enabled: false, tracer: offTracer };
 

@@ -1,0 +1,194 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { expect } from "chai";
+import { Writable } from "node:stream";
+import { EnvReader } from "../config/env-reader.js";
+import { noRevokedAccounts } from "../identity/revoked-accounts.js";
+import { createRequestTrust, sha256 } from "../identity/request-trust.js";
+import { createLogger, type Logger } from "../logging/logger.js";
+import { createServiceHost, type ServiceHost } from "../server/service-host.js";
+import type { ServiceRegistrar } from "../transport/in-process-transport.js";
+import { codeOf } from "../testing/service-harness.js";
+import { ProductSchema, ProductService } from "../../gen/commerce/product/v1/product_pb.js";
+import { withClientSpans } from "./rpc-client-spans.js";
+import { tracersByService } from "./rpc-server-spans.js";
+import { noTelemetry, startTelemetry, type Telemetry } from "./telemetry.js";
+import { readTelemetrySettings } from "./telemetry-settings.js";
+
+/** Tracing on, as `OTEL_TRACES_EXPORTER=otlp` turns it on, into an in-memory exporter. */
+function tracingInto(exporter: InMemorySpanExporter): Telemetry {
+  const settings = readTelemetrySettings(new EnvReader({ OTEL_TRACES_EXPORTER: "otlp" }));
+  return startTelemetry(settings, { singleService: false, spanProcessor: new SimpleSpanProcessor(exporter) });
+}
+
+/** Log lines as parsed JSON objects. */
+function capturedLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split("\n")) if (line !== "") lines.push(JSON.parse(line) as never);
+      done();
+    },
+  });
+  return { logger: createLogger("info", "test", sink), lines };
+}
+
+/** The Product service's GetProduct: "missing" is NOT_FOUND, "boom" a fault; logs each call. */
+function productHost(telemetry: Telemetry, logger: Logger): ServiceHost {
+  const routes = {
+    services: [ProductService],
+    register(router: ServiceRegistrar) {
+      router.service(ProductService, {
+        getProduct(req) {
+          logger.info("get product");
+          if (req.productId === "missing") throw new ConnectError("no product missing", Code.NotFound);
+          if (req.productId === "boom") throw new Error("the store broke");
+          return create(ProductSchema, { id: req.productId, name: "Lamp" });
+        },
+      });
+    },
+  };
+  return createServiceHost({
+    routes: [routes],
+    logger: createLogger("silent", "test"),
+    maxBodyBytes: 1 << 20,
+    trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
+    revoked: noRevokedAccounts,
+    isReady: () => true,
+    tracing: tracersByService([{ name: "product", services: [ProductService] }], telemetry),
+  });
+}
+
+function only(spans: readonly ReadableSpan[], kind: SpanKind): ReadableSpan {
+  const found = spans.filter((span) => span.kind === kind);
+  expect(found, `one span of kind ${kind}`).to.have.length(1);
+  return found[0] as ReadableSpan;
+}
+
+describe("RPC spans", () => {
+  const exporter = new InMemorySpanExporter();
+  const telemetry = tracingInto(exporter);
+  const caller = telemetry.forService("caller");
+  const { logger, lines } = capturedLogger();
+  const host = productHost(telemetry, logger);
+  let network: Transport;
+
+  before(async () => {
+    const port = await host.listen(0, "127.0.0.1");
+    network = createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` });
+  });
+  after(() => host.close(100));
+  beforeEach(() => {
+    exporter.reset();
+    lines.length = 0;
+  });
+
+  it("makes a CLIENT span and the peer's SERVER span its child, in process, with the handler's logs", async () => {
+    const client = createClient(ProductService, withClientSpans(host.transport, caller, "connect_rpc"));
+    expect((await client.getProduct({ productId: "p1" })).name).to.equal("Lamp");
+    const spans = exporter.getFinishedSpans();
+    expect(spans).to.have.length(2);
+    const clientSpan = only(spans, SpanKind.CLIENT);
+    const serverSpan = only(spans, SpanKind.SERVER);
+    for (const span of [clientSpan, serverSpan]) {
+      expect(span.name).to.equal("commerce.product.v1.ProductService/GetProduct");
+      expect(span.attributes).to.deep.equal({
+        "rpc.system": "connect_rpc",
+        "rpc.service": "commerce.product.v1.ProductService",
+        "rpc.method": "GetProduct",
+      });
+      expect(span.status.code).to.equal(SpanStatusCode.UNSET);
+    }
+    expect(clientSpan.resource.attributes["service.name"]).to.equal("commerce-caller");
+    expect(serverSpan.resource.attributes["service.name"]).to.equal("commerce-product");
+    expect(serverSpan.resource.attributes["service.version"]).to.equal("0.1.0");
+    expect(serverSpan.resource.attributes["service.instance.id"]).to.be.a("string").with.length(36);
+    expect(serverSpan.spanContext().traceId).to.equal(clientSpan.spanContext().traceId);
+    expect(serverSpan.parentSpanContext?.spanId).to.equal(clientSpan.spanContext().spanId);
+    expect(clientSpan.parentSpanContext).to.equal(undefined);
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.include({
+      msg: "get product",
+      trace_id: serverSpan.spanContext().traceId,
+      span_id: serverSpan.spanContext().spanId,
+    });
+  });
+
+  it("propagates over gRPC and records the status code; a client's mistake is no server error", async () => {
+    const client = createClient(ProductService, withClientSpans(network, caller, "grpc"));
+    await client.getProduct({ productId: "p1" });
+    expect(await codeOf(client.getProduct({ productId: "missing" }))).to.equal(Code.NotFound);
+    const spans = exporter.getFinishedSpans();
+    expect(spans).to.have.length(4);
+    const [okServer, okClient, notFoundServer, notFoundClient] = spans as ReadableSpan[];
+    expect(okServer?.attributes).to.include({ "rpc.system": "grpc", "rpc.grpc.status_code": 0 });
+    expect(okClient?.attributes).to.include({ "rpc.system": "grpc", "rpc.grpc.status_code": 0 });
+    expect(okServer?.parentSpanContext?.spanId).to.equal(okClient?.spanContext().spanId);
+    expect(notFoundServer?.kind).to.equal(SpanKind.SERVER);
+    expect(notFoundServer?.attributes["rpc.grpc.status_code"]).to.equal(Code.NotFound);
+    expect(notFoundServer?.status.code).to.equal(SpanStatusCode.UNSET);
+    expect(notFoundClient?.attributes["rpc.grpc.status_code"]).to.equal(Code.NotFound);
+    expect(notFoundClient?.status).to.deep.equal({ code: SpanStatusCode.ERROR, message: "not_found" });
+  });
+
+  it("sets status ERROR on a server fault, naming only the code", async () => {
+    const client = createClient(ProductService, withClientSpans(host.transport, caller, "connect_rpc"));
+    expect(await codeOf(client.getProduct({ productId: "boom" }))).to.equal(Code.Internal);
+    const serverSpan = only(exporter.getFinishedSpans(), SpanKind.SERVER);
+    expect(serverSpan.status).to.deep.equal({ code: SpanStatusCode.ERROR, message: "internal" });
+    expect(serverSpan.attributes["rpc.connect_rpc.error_code"]).to.equal("internal");
+    expect(JSON.stringify(serverSpan.events)).to.not.contain("the store broke");
+  });
+
+  it("continues the trace a request's traceparent names, and keeps its tracestate", async () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const parentId = "00f067aa0ba902b7";
+    const client = createClient(ProductService, host.transport);
+    await client.getProduct(
+      { productId: "p1" },
+      { headers: { traceparent: `00-${traceId}-${parentId}-01`, tracestate: "vendor=abc" } },
+    );
+    const serverSpan = only(exporter.getFinishedSpans(), SpanKind.SERVER);
+    expect(serverSpan.spanContext().traceId).to.equal(traceId);
+    expect(serverSpan.parentSpanContext?.spanId).to.equal(parentId);
+    expect(serverSpan.parentSpanContext?.isRemote).to.equal(true);
+    expect(serverSpan.spanContext().traceState?.serialize()).to.equal("vendor=abc");
+  });
+
+  it("registers no global tracer provider: only the services' own tracers record", () => {
+    expect(trace.getTracer("anyone").startSpan("global").isRecording()).to.equal(false);
+    expect(caller.tracer.startSpan("own").isRecording()).to.equal(true);
+  });
+});
+
+describe("telemetry off", () => {
+  it("starts nothing: a no-op tracer, no interceptor, no client wrapper, no ids in logs", async () => {
+    const off = startTelemetry(readTelemetrySettings(new EnvReader({})), { singleService: true });
+    expect(off).to.equal(noTelemetry);
+    const service = off.forService("product");
+    expect(service.enabled).to.equal(false);
+    const span = service.tracer.startSpan("nothing");
+    expect(span.isRecording()).to.equal(false);
+    expect(trace.isSpanContextValid(span.spanContext())).to.equal(false);
+    expect(tracersByService([{ name: "product", services: [ProductService] }], off)).to.equal(undefined);
+    const { logger, lines } = capturedLogger();
+    const host = productHost(off, logger);
+    expect(withClientSpans(host.transport, service, "grpc")).to.equal(host.transport);
+    let sent: Headers | undefined;
+    const spy: Transport = {
+      unary: (...args) => {
+        sent = new Headers(args[3] as ConstructorParameters<typeof Headers>[0]);
+        return host.transport.unary(...args);
+      },
+      stream: (...args) => host.transport.stream(...args),
+    };
+    await createClient(ProductService, withClientSpans(spy, service, "grpc")).getProduct({ productId: "p1" });
+    expect(sent?.has("traceparent")).to.equal(false);
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.not.have.any.keys("trace_id", "span_id");
+    await off.shutdown();
+  });
+});
