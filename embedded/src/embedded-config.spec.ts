@@ -58,6 +58,11 @@ describe("loadEmbeddedConfig", () => {
     expect(config.payment.webhookSecret).to.have.length(43);
     expect(config.payment.keySecret).to.not.equal(config.payment.webhookSecret);
     expect(config.payment.gateway).to.deep.equal({ kind: "sandbox" });
+    expect(config.telemetry).to.deep.equal({
+      traces: undefined,
+      resourceAttributes: {},
+      serviceName: undefined,
+    });
     expect(config.generatedAdmin?.email).to.equal("admin@commerce.local");
     expect(config.auth.admin).to.deep.equal(config.generatedAdmin);
     expect(secrets.asked).to.deep.equal([
@@ -163,12 +168,14 @@ describe("loadEmbeddedConfig", () => {
           KAFKA_PARTITIONS: "0",
           CLICKHOUSE_URL: "http://clickhouse:8123/a/b",
           LOG_LEVEL: "loud",
+          OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+          OTEL_TRACES_SAMPLER_ARG: "10%",
         },
         "/srv",
         memorySecrets().source,
       ),
     );
-    expect(problems).to.have.length(15);
+    expect(problems).to.have.length(16);
     for (const name of [
       "PORT",
       "JWT_SECRET",
@@ -185,6 +192,7 @@ describe("loadEmbeddedConfig", () => {
       "KAFKA_PARTITIONS",
       "CLICKHOUSE_URL",
       "LOG_LEVEL",
+      "OTEL_TRACES_SAMPLER_ARG",
     ]) {
       expect(
         problems.some((p) => p.startsWith(name)),
@@ -192,6 +200,7 @@ describe("loadEmbeddedConfig", () => {
       ).to.equal(true);
     }
     expect(problems).to.include("JWT_SECRET must be at least 64 bytes for HS512, got 9");
+    expect(problems).to.include('OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "10%"');
   });
 });
 

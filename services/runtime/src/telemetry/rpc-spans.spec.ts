@@ -123,7 +123,7 @@ describe("RPC spans", () => {
     expect(await codeOf(client.getProduct({ productId: "missing" }))).to.equal(Code.NotFound);
     const spans = exporter.getFinishedSpans();
     expect(spans).to.have.length(4);
-    const [okServer, okClient, notFoundServer, notFoundClient] = spans as ReadableSpan[];
+    const [okServer, okClient, notFoundServer, notFoundClient] = spans;
     expect(okServer?.attributes).to.include({ "rpc.system": "grpc", "rpc.grpc.status_code": 0 });
     expect(okClient?.attributes).to.include({ "rpc.system": "grpc", "rpc.grpc.status_code": 0 });
     expect(okServer?.parentSpanContext?.spanId).to.equal(okClient?.spanContext().spanId);

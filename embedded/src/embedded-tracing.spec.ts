@@ -1,0 +1,209 @@
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { expect } from "chai";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EnvReader } from "@commerce/runtime/config/env-reader.js";
+import { createLogger } from "@commerce/runtime/logging/logger.js";
+import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/telemetry.js";
+import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
+import { eventually } from "@commerce/runtime/testing/eventually.js";
+import { loadEmbeddedConfig } from "./embedded-config.js";
+import { startPlatform, type RunningPlatform } from "./embedded-platform.js";
+
+const admin = { email: "admin@tracing.test", password: "tracing-admin-pw" };
+const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+const clientSpanId = "00f067aa0ba902b7";
+
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+describe("tracing in the embedded platform", () => {
+  const exporter = new InMemorySpanExporter();
+  let telemetry: Telemetry;
+  let dataDir: string;
+  let platform: RunningPlatform;
+
+  async function call(
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Answer> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers["content-type"] = "application/json";
+    const response = await fetch(`${platform.url}${path}`, {
+      method,
+      headers,
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
+  }
+
+  async function login(email: string, password: string): Promise<string> {
+    const answer = await call("POST", "/api/auth/login", { body: { email, password } });
+    expect(answer.status).to.equal(200);
+    return (answer.body as { token: string }).token;
+  }
+
+  /** The spans of the trace whose edge span answered `status`, once that span has ended. */
+  async function traceOf(predicate: (edge: ReadableSpan) => boolean): Promise<ReadableSpan[]> {
+    const edge = await eventually(
+      () =>
+        exporter.getFinishedSpans().find((span) => serviceOf(span) === "commerce-edge" && predicate(span)),
+      5_000,
+      "the edge's span",
+    );
+    return exporter
+      .getFinishedSpans()
+      .filter((span) => span.spanContext().traceId === edge.spanContext().traceId);
+  }
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "tracing-spec-"));
+    const settings = readTelemetrySettings(new EnvReader({ OTEL_TRACES_EXPORTER: "otlp" }));
+    telemetry = startTelemetry(settings, {
+      singleService: false,
+      spanProcessor: new SimpleSpanProcessor(exporter),
+    });
+    const config = loadEmbeddedConfig({
+      DATA_DIR: dataDir,
+      PORT: "0",
+      GRPC_PORT: "0",
+      JWT_SECRET: randomBytes(64).toString("hex"),
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+    });
+    platform = await startPlatform({ config, logger: createLogger("silent", "test"), telemetry });
+  });
+  after(async () => {
+    await platform.close();
+    await telemetry.shutdown();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  beforeEach(() => exporter.reset());
+
+  it("follows an order from the edge through the Order service to the Product service in one trace", async () => {
+    const adminToken = await login(admin.email, admin.password);
+    const brand = `Tracing ${randomBytes(4).toString("hex")}`;
+    const product = { name: "Traced lamp", price: 120, stock: 5, brand, categoryId: "electronics" };
+    expect((await call("POST", "/api/products", { token: adminToken, body: product })).status).to.equal(201);
+    const listed = await call("GET", `/api/products?brand=${encodeURIComponent(brand)}`);
+    const productId = (listed.body as { content: { id: string }[] }).content[0]?.id;
+    const customer = {
+      fullName: "Asha Verma",
+      email: "asha@tracing.test",
+      phoneNo: "+919876543210",
+      password: "pw-asha-123",
+    };
+    expect((await call("POST", "/api/auth/register", { body: customer })).status).to.equal(201);
+    const token = await login(customer.email, customer.password);
+    exporter.reset();
+
+    const placed = await call("POST", "/api/orders", {
+      token,
+      body: { items: [{ productId, quantity: 1 }] },
+      headers: { traceparent: `00-${traceId}-${clientSpanId}-01` },
+    });
+    expect(placed.status).to.equal(201);
+
+    const spans = await traceOf((span) => span.name === "POST /api/orders");
+    expect(spans[0]?.spanContext().traceId).to.equal(traceId);
+    const edge = one(spans, (s) => serviceOf(s) === "commerce-edge");
+    expect(edge.kind).to.equal(SpanKind.SERVER);
+    expect(edge.parentSpanContext?.spanId).to.equal(clientSpanId);
+    expect(edge.attributes).to.deep.equal({
+      "http.request.method": "POST",
+      "url.scheme": "http",
+      "http.route": "/api/orders",
+      "http.response.status_code": 201,
+    });
+    const order = one(spans, (s) => s.name === "commerce.order.v1.OrderService/PlaceOrder");
+    expect(serviceOf(order)).to.equal("commerce-order");
+    expect(order.kind).to.equal(SpanKind.SERVER);
+    expect(order.parentSpanContext?.spanId).to.equal(edge.spanContext().spanId);
+    expect(order.attributes).to.include({ "rpc.system": "connect_rpc", "rpc.method": "PlaceOrder" });
+    const reserve = one(
+      spans,
+      (s) => s.kind === SpanKind.CLIENT && s.name === "commerce.product.v1.InventoryService/ReserveStock",
+    );
+    expect(serviceOf(reserve)).to.equal("commerce-order");
+    expect(reserve.parentSpanContext?.spanId).to.equal(order.spanContext().spanId);
+    const reserved = one(
+      spans,
+      (s) => s.kind === SpanKind.SERVER && s.name === "commerce.product.v1.InventoryService/ReserveStock",
+    );
+    expect(serviceOf(reserved)).to.equal("commerce-product");
+    expect(reserved.parentSpanContext?.spanId).to.equal(reserve.spanContext().spanId);
+    expect(reserved.attributes).to.deep.equal({
+      "rpc.system": "connect_rpc",
+      "rpc.service": "commerce.product.v1.InventoryService",
+      "rpc.method": "ReserveStock",
+    });
+    for (const span of spans) expect(span.status.code, span.name).to.equal(SpanStatusCode.UNSET);
+  });
+
+  it("records a refused call: the route template and the status, with no error for a client's mistake", async () => {
+    expect((await call("GET", "/api/products/no-such-product")).status).to.equal(404);
+    const spans = await traceOf((span) => span.name === "GET /api/products/{product_id}");
+    const edge = one(spans, (s) => serviceOf(s) === "commerce-edge");
+    expect(edge.attributes).to.include({
+      "http.route": "/api/products/{product_id}",
+      "http.response.status_code": 404,
+    });
+    expect(edge.status.code).to.equal(SpanStatusCode.UNSET);
+    const served = one(spans, (s) => s.name === "commerce.product.v1.ProductService/GetProduct");
+    expect(served.parentSpanContext?.spanId).to.equal(edge.spanContext().spanId);
+    expect(served.attributes["rpc.connect_rpc.error_code"]).to.equal("not_found");
+    expect(served.status.code).to.equal(SpanStatusCode.UNSET);
+
+    const token = await login(admin.email, admin.password);
+    exporter.reset();
+    const refused = await call("POST", "/api/orders", {
+      token,
+      body: { items: [{ productId: "gone", quantity: 1 }] },
+    });
+    expect(refused.status).to.be.within(400, 499);
+    const orderSpans = await traceOf((span) => span.name === "POST /api/orders");
+    const order = one(orderSpans, (s) => s.name === "commerce.order.v1.OrderService/PlaceOrder");
+    expect(order.attributes["rpc.connect_rpc.error_code"]).to.equal("not_found");
+    // The Product service answered the lookup; the Order service refused the order: no fault.
+    for (const span of orderSpans) expect(span.status.code, span.name).to.equal(SpanStatusCode.UNSET);
+    expect(orderSpans.map((s) => s.name)).to.include(
+      "commerce.product.v1.InventoryService/GetProductsForOrder",
+    );
+  });
+
+  it("puts none of the submitted credentials, nor the token, in a login's spans", async () => {
+    const token = await login(admin.email, admin.password);
+    const spans = await traceOf((span) => span.name === "POST /api/auth/login");
+    expect(spans.map((s) => s.name)).to.include("commerce.auth.v1.AuthService/Login");
+    const recorded = JSON.stringify(
+      spans.map((s) => ({
+        name: s.name,
+        attributes: s.attributes,
+        events: s.events,
+        status: s.status,
+        links: s.links,
+      })),
+    );
+    for (const secret of [admin.email, admin.password, token, "tracing.test"]) {
+      expect(recorded).to.not.contain(secret);
+    }
+  });
+});
+
+function serviceOf(span: ReadableSpan): unknown {
+  return span.resource.attributes["service.name"];
+}
+
+function one(spans: readonly ReadableSpan[], predicate: (span: ReadableSpan) => boolean): ReadableSpan {
+  const found = spans.filter(predicate);
+  expect(found, JSON.stringify(spans.map((s) => s.name))).to.have.length(1);
+  return found[0] as ReadableSpan;
+}

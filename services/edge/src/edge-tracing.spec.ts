@@ -1,0 +1,118 @@
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { expect } from "chai";
+import { ProductSchema, ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import { EnvReader } from "@commerce/runtime/config/env-reader.js";
+import { createLogger } from "@commerce/runtime/logging/logger.js";
+import {
+  createDualProtocolServer,
+  type DualProtocolServer,
+} from "@commerce/runtime/server/dual-protocol-server.js";
+import { startTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
+import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
+import { eventually } from "@commerce/runtime/testing/eventually.js";
+import { createEdge } from "./edge.js";
+
+const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+const clientSpanId = "00f067aa0ba902b7";
+
+describe("the edge's request spans", () => {
+  const exporter = new InMemorySpanExporter();
+  const telemetry = startTelemetry(readTelemetrySettings(new EnvReader({ OTEL_TRACES_EXPORTER: "otlp" })), {
+    singleService: false,
+    spanProcessor: new SimpleSpanProcessor(exporter),
+  });
+  /** The headers of each upstream call. */
+  const sent: Headers[] = [];
+  /** GetProduct: "boom" fails as a server fault would. */
+  const upstream: Transport = {
+    unary(method, _signal, _timeout, header, input) {
+      sent.push(new Headers(header as ConstructorParameters<typeof Headers>[0]));
+      if ((input as { productId: string }).productId === "boom") {
+        return Promise.reject(new ConnectError("the store broke", Code.Internal));
+      }
+      return Promise.resolve({
+        stream: false,
+        service: method.parent,
+        method,
+        header: new Headers(),
+        trailer: new Headers(),
+        message: create(ProductSchema, { id: "p1", name: "Lamp" }),
+      } as UnaryResponse as never);
+    },
+    stream: () => Promise.reject(new Error("no streams")),
+  };
+  let server: DualProtocolServer;
+  let baseUrl: string;
+
+  before(async () => {
+    const edge = createEdge({
+      services: [ProductService],
+      transportFor: () => upstream,
+      verifyToken: () => Promise.resolve(undefined),
+      edgeSecret: "edge-secret",
+      maxBodyBytes: 1 << 20,
+      logger: createLogger("silent", "test"),
+      isReady: () => true,
+      telemetry: telemetry.forService("edge"),
+    });
+    server = createDualProtocolServer(edge.handler);
+    baseUrl = `http://127.0.0.1:${await server.listen(0, "127.0.0.1")}`;
+  });
+  after(() => server.close());
+  beforeEach(() => {
+    exporter.reset();
+    sent.length = 0;
+  });
+
+  const edgeSpan = (): Promise<ReadableSpan> =>
+    eventually(() => exporter.getFinishedSpans()[0], 2_000, "the edge's span");
+
+  it("continues the client's trace and hands the service its own span as the parent", async () => {
+    const response = await fetch(`${baseUrl}/api/products/p1`, {
+      headers: { traceparent: `00-${traceId}-${clientSpanId}-01`, tracestate: "vendor=abc" },
+    });
+    expect(response.status).to.equal(200);
+    const span = await edgeSpan();
+    expect(span.name).to.equal("GET /api/products/{product_id}");
+    expect(span.kind).to.equal(SpanKind.SERVER);
+    expect(span.resource.attributes["service.name"]).to.equal("commerce-edge");
+    expect(span.spanContext().traceId).to.equal(traceId);
+    expect(span.parentSpanContext?.spanId).to.equal(clientSpanId);
+    expect(span.attributes).to.deep.equal({
+      "http.request.method": "GET",
+      "url.scheme": "http",
+      "http.route": "/api/products/{product_id}",
+      "http.response.status_code": 200,
+    });
+    expect(span.status.code).to.equal(SpanStatusCode.UNSET);
+    expect(sent).to.have.length(1);
+    expect(sent[0]?.get("traceparent")).to.equal(`00-${traceId}-${span.spanContext().spanId}-01`);
+    expect(sent[0]?.get("tracestate")).to.equal("vendor=abc");
+  });
+
+  it("starts a trace when the client sends none, and marks a 5xx answer as an error", async () => {
+    const response = await fetch(`${baseUrl}/api/products/boom`);
+    expect(response.status).to.equal(500);
+    const span = await edgeSpan();
+    expect(span.parentSpanContext).to.equal(undefined);
+    expect(span.attributes["http.response.status_code"]).to.equal(500);
+    expect(span.status.code).to.equal(SpanStatusCode.ERROR);
+    expect(sent[0]?.get("traceparent")).to.equal(
+      `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`,
+    );
+  });
+
+  it("names a request without a route by its method alone", async () => {
+    expect((await fetch(`${baseUrl}/nowhere`)).status).to.equal(404);
+    const span = await edgeSpan();
+    expect(span.name).to.equal("GET");
+    expect(span.attributes).to.deep.equal({
+      "http.request.method": "GET",
+      "url.scheme": "http",
+      "http.response.status_code": 404,
+    });
+  });
+});
