@@ -210,6 +210,11 @@ export function createEdge(options: EdgeOptions): Edge {
           serve(req, res).catch(fail(res));
         }
       : (req, res) => {
+          // Probes are not requests anyone follows (the kubelet's, every few seconds).
+          if (req.url === "/healthz" || req.url === "/readyz") {
+            serve(req, res).catch(fail(res));
+            return;
+          }
           const { span, active } = startRequestSpan(tracer, req, res);
           context.with(active, () => serve(req, res, span)).catch(fail(res));
         };
@@ -218,9 +223,9 @@ export function createEdge(options: EdgeOptions): Edge {
 
 /**
  * The SERVER span of one REST request, per the HTTP conventions: named after the method until
- * the route is known (then `GET /api/products/{id}`), ended with the response's status; an error
- * on 5xx only (a 4xx is the client's). No path, query, header or body: they hold ids, tokens and
- * personal data.
+ * the route is known (then `GET /api/products/{product_id}`), ended with the response's status;
+ * an error on 5xx only (a 4xx is the client's; a client that went away before the answer leaves
+ * no status). No path, query, header or body: they hold ids, tokens and personal data.
  */
 function startRequestSpan(
   tracer: Tracer,
@@ -235,9 +240,10 @@ function startRequestSpan(
     parent,
   );
   res.once("close", () => {
-    const status = res.headersSent ? res.statusCode : 0;
-    if (status !== 0) span.setAttribute("http.response.status_code", status);
-    if (status === 0 || status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    if (res.headersSent) {
+      span.setAttribute("http.response.status_code", res.statusCode);
+      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    }
     span.end();
   });
   return { span, active: trace.setSpan(parent, span) };
