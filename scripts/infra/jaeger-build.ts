@@ -7,7 +7,7 @@
  * version and wrapper content, filled under a scratch name and renamed into place, its stamp
  * written last. Layout under `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform/otel`:
  *   jaeger-<version>-<hash>/jaeger   the binary, and STAMP
- *   go/mod, go/build                 Go's module and build caches (about 1.7 GB and 1.6 GB): deletable
+ *   go/mod, go/build                 Go's module and build caches (about 1.3 GB and 1.6 GB): deletable
  */
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
