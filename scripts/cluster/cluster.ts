@@ -16,6 +16,7 @@ import { sha256 } from "@commerce/runtime/identity/request-trust.js";
 import { build, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../envoy/envoy-process.js";
+import { otlpExportOf, type OtlpExport } from "../envoy/tracing.js";
 import { freePorts } from "./free-ports.js";
 import { startRestartingProcess, type Incident, type RestartingProcess } from "./restarting-process.js";
 
@@ -41,6 +42,11 @@ export interface ClusterOptions {
    * `servicesFrom` on; free ones are picked otherwise.
    */
   readonly ports?: { readonly edge: number; readonly servicesFrom: number } | undefined;
+  /**
+   * The `OTEL_*` variables every service gets (the runtime's telemetry reads them; none: no
+   * telemetry). With `OTEL_EXPORTER_OTLP_ENDPOINT` among them, Envoy traces into it as well.
+   */
+  readonly telemetry?: Readonly<Record<string, string>> | undefined;
   /** Envoy's worker threads (1 by default). */
   readonly envoyConcurrency?: number;
   readonly logLevel?: string;
@@ -71,6 +77,14 @@ export interface RunningCluster extends RunningServices {
   problems(): string[];
 }
 
+/** Where Envoy's tracer exports, from the services' own telemetry settings; none when they have none. */
+export function edgeOtlpExport(telemetry: Readonly<Record<string, string>>): OtlpExport | undefined {
+  const endpoint = telemetry["OTEL_EXPORTER_OTLP_ENDPOINT"];
+  if (endpoint === undefined || endpoint === "" || telemetry["OTEL_SDK_DISABLED"] === "true")
+    return undefined;
+  return otlpExportOf(endpoint);
+}
+
 /** The services, then Envoy in front of them. */
 export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
   const services = await startServices(options);
@@ -86,6 +100,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       port: options.ports?.edge ?? 0,
       concurrency: options.envoyConcurrency ?? 1,
       dir: join(options.stateDir, "envoy"),
+      otlp: edgeOtlpExport(options.telemetry ?? {}),
     });
   } catch (error) {
     await services.stop();
@@ -171,6 +186,7 @@ export async function startServices(options: ClusterOptions): Promise<RunningSer
       EDGE_SECRET_SHA256: edgeSecretSha256,
     };
     if (options.mongodbUrl !== undefined) env["MONGODB_URL"] = options.mongodbUrl;
+    Object.assign(env, options.telemetry);
     for (const [variable, peer] of Object.entries(service.peers)) {
       if (peer === undefined) continue;
       const peerUrls = urlsOf(peer);

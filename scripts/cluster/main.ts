@@ -20,7 +20,10 @@
  * once into .cluster/secrets; JWT_TTL, PAYMENT_CURRENCY, PAYMENT_GATEWAY_URL / PAYMENT_KEY_ID
  * and RESERVATION_TTL when set;
  * CLUSTER_PORT (Envoy, default 10000; the services take the ports after it);
- * CLUSTER_REPLICAS (e.g. "product=2,order=2").
+ * CLUSTER_REPLICAS (e.g. "product=2,order=2");
+ * the OpenTelemetry variables (OTEL_*, but OTEL_SERVICE_NAME: each service has its own name) go
+ * to every service, and Envoy traces into OTEL_EXPORTER_OTLP_ENDPOINT when it is set (the
+ * Jaeger of infra:up prints it).
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
@@ -129,6 +132,12 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
     replicas: parseReplicas(env["CLUSTER_REPLICAS"]),
     ports: { edge: port, servicesFrom: port + 1 },
     logLevel: env["LOG_LEVEL"] ?? "info",
+    telemetry: Object.fromEntries(
+      Object.entries(env).filter(
+        (entry): entry is [string, string] =>
+          entry[0].startsWith("OTEL_") && entry[0] !== "OTEL_SERVICE_NAME" && entry[1] !== undefined,
+      ),
+    ),
   };
 }
 

@@ -4,6 +4,9 @@
  *   helm/files/envoy.yaml      the edge's configuration, upstreams named as the chart names
  *                              its Services (`<release fullname>-<service>`, the fullname
  *                              left as a placeholder the chart fills in);
+ *   helm/files/envoy-traced.yaml   the same with Envoy's tracer (tracing.ts), which the chart
+ *                              takes when `otel.endpoint` is set, filling in the collector's
+ *                              endpoint, host and port placeholders;
  *   helm/files/contract.binpb  the descriptor set Envoy's transcoder loads (a ConfigMap's
  *                              binaryData);
  *   helm/files/services.json   the service catalog (scripts/cluster/service-catalog.ts): each
@@ -26,6 +29,13 @@ export const fullnamePlaceholder = "__FULLNAME__";
 /** The gRPC port of every service's container and Service. */
 export const chartServicePort = 9090;
 
+/** Stand for parts of the chart's `otel.endpoint` in the traced configuration. */
+export const otlpPlaceholders = {
+  endpoint: "__OTLP_ENDPOINT__",
+  host: "__OTLP_HOST__",
+  port: "__OTLP_PORT__",
+} as const;
+
 /** In-cluster defaults (envoy/README.md) with the chart's release-prefixed Service names. */
 export const chartEnvoyOptions: EnvoyOptions = {
   ...defaultEnvoyOptions,
@@ -44,6 +54,16 @@ export function renderChartFiles(contract: Contract): Map<string, string | Uint8
   };
   return new Map<string, string | Uint8Array>([
     ["envoy.yaml", renderEnvoyYaml(contract, chartEnvoyOptions)],
+    [
+      "envoy-traced.yaml",
+      renderEnvoyYaml(contract, {
+        ...chartEnvoyOptions,
+        otlp: {
+          tracesUrl: `${otlpPlaceholders.endpoint}/v1/traces`,
+          address: { host: otlpPlaceholders.host, port: otlpPlaceholders.port },
+        },
+      }),
+    ],
     ["contract.binpb", contract.descriptorSet],
     ["services.json", `${JSON.stringify(catalog, null, 2)}\n`],
   ]);

@@ -11,8 +11,14 @@ import { createRouteTable } from "@commerce/edge/route-table.js";
 import { ensureEnvoy } from "../infra/envoy.js";
 import { buildDescriptorSet, deploymentOf, loadContract, type Contract } from "./contract-descriptors.js";
 import { renderEnvoyConfig, renderEnvoyYaml } from "./envoy-config.js";
-import { defaultDeployments, defaultEnvoyOptions, type EnvoyOptions } from "./envoy-options.js";
+import {
+  defaultDeployments,
+  defaultEnvoyOptions,
+  EnvoyOptionsError,
+  type EnvoyOptions,
+} from "./envoy-options.js";
 import { writeEnvoySecrets } from "./envoy-secrets.js";
+import { otlpExportOf } from "./tracing.js";
 
 const run = promisify(execFile);
 const repoRoot = join(import.meta.dirname, "..", "..");
@@ -40,6 +46,7 @@ interface RenderedConfig {
               readonly virtual_hosts: readonly { readonly routes: readonly RenderedRoute[] }[];
             };
             readonly http_filters: readonly { readonly name: string; readonly typed_config: JsonObject }[];
+            readonly tracing?: JsonObject;
           };
         }[];
       }[];
@@ -262,6 +269,56 @@ describe("renderEnvoyConfig", () => {
     );
   });
 
+  it("traces nothing without a collector: no tracer, no collector cluster", () => {
+    const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
+    expect(manager(config)).not.to.have.property("tracing");
+    expect((config as unknown as RenderedConfig).static_resources.clusters.map((c) => c.name)).not.to.include(
+      "opentelemetry_collector",
+    );
+  });
+
+  it("with a collector, traces every request as commerce-edge into its /v1/traces over a cluster at its address", () => {
+    const config = renderEnvoyConfig(contract, {
+      ...withUpstreams(["auth"]),
+      otlp: otlpExportOf("http://collector.observability:4318/"),
+    });
+    expect(manager(config).tracing).to.deep.equal({
+      provider: {
+        name: "envoy.tracers.opentelemetry",
+        typed_config: {
+          "@type": "type.googleapis.com/envoy.config.trace.v3.OpenTelemetryConfig",
+          http_service: {
+            http_uri: {
+              uri: "http://collector.observability:4318/v1/traces",
+              cluster: "opentelemetry_collector",
+              timeout: "2s",
+            },
+          },
+          service_name: "commerce-edge",
+        },
+      },
+      random_sampling: { value: 100 },
+    });
+    const clusters = (config as unknown as RenderedConfig).static_resources
+      .clusters as unknown as JsonObject[];
+    expect(clusters.map((c) => c["name"])).to.deep.equal(["auth", "opentelemetry_collector"]);
+    expect(JSON.stringify(clusters[1])).to.include(
+      '"socket_address":{"address":"collector.observability","port_value":4318}',
+    );
+  });
+
+  it("takes an OTLP endpoint as OTEL_EXPORTER_OTLP_ENDPOINT gives it: plain http, a base path kept", () => {
+    expect(otlpExportOf("http://127.0.0.1:4318")).to.deep.equal({
+      tracesUrl: "http://127.0.0.1:4318/v1/traces",
+      address: { host: "127.0.0.1", port: 4318 },
+    });
+    expect(otlpExportOf("http://collector/otlp/").tracesUrl).to.equal("http://collector/otlp/v1/traces");
+    expect(otlpExportOf("http://collector").address).to.deep.equal({ host: "collector", port: 80 });
+    for (const endpoint of ["https://collector:4318", "collector:4318", "http://collector:4318?x=1"]) {
+      expect(() => otlpExportOf(endpoint), endpoint).to.throw(EnvoyOptionsError, "http://");
+    }
+  });
+
   it("matches the committed envoy/envoy.yaml (run `npm run envoy:config` after changing the contract)", async () => {
     const committed = await readFile(join(repoRoot, "envoy", "envoy.yaml"), "utf8");
     expect(
@@ -270,7 +327,7 @@ describe("renderEnvoyConfig", () => {
     ).to.equal(true);
   });
 
-  it("is a configuration Envoy accepts (envoy --mode validate)", async function () {
+  it("is a configuration Envoy accepts, untraced and traced (envoy --mode validate)", async function () {
     this.timeout(120_000);
     const envoy = await ensureEnvoy();
     const dir = await mkdtemp(join(tmpdir(), "envoy-validate-"));
@@ -283,12 +340,16 @@ describe("renderEnvoyConfig", () => {
       });
       const configPath = join(dir, "envoy.yaml");
       const names = [...contract.deployments.keys()];
-      await writeFile(
-        configPath,
-        renderEnvoyYaml(contract, { ...withUpstreams(names), descriptorPath, ...files }),
-      );
-      const { stdout } = await run(envoy, ["--mode", "validate", "-c", configPath, "--log-level", "error"]);
-      expect(stdout).to.include(`configuration '${configPath}' OK`);
+      for (const otlp of [undefined, otlpExportOf("http://127.0.0.1:4318")]) {
+        await writeFile(
+          configPath,
+          renderEnvoyYaml(contract, { ...withUpstreams(names), descriptorPath, ...files, otlp }),
+        );
+        const { stdout } = await run(envoy, ["--mode", "validate", "-c", configPath, "--log-level", "error"]);
+        expect(stdout, otlp === undefined ? "untraced" : "traced").to.include(
+          `configuration '${configPath}' OK`,
+        );
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

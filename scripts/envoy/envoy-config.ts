@@ -13,6 +13,7 @@
  *   6. grpc_json_transcoder   REST ⇄ gRPC;
  *   7. credential_injector    `x-commerce-edge-auth` on every upstream request, from a file;
  *   8. router.
+ * With a collector configured, the connection manager traces every request (tracing.ts).
  */
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { stringify } from "yaml";
@@ -24,6 +25,7 @@ import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
 import { bearerFilterSource, restFilterSource } from "./lua-source.js";
 import { messageSchemas } from "./request-schema.js";
 import { bearerRequirement, restFilterName, restRoutes } from "./rest-routes.js";
+import { collectorClusterConfig, tracingConfig } from "./tracing.js";
 import { upstreamCluster } from "./upstream-clusters.js";
 
 /** The name of the generic secret that holds the edge credential (read from a file). */
@@ -160,6 +162,7 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
   const clusters = [...options.upstreams.entries()].map(([name, endpoints]) =>
     upstreamCluster(name, endpoints, contract.deployments.get(name) ?? []),
   );
+  if (options.otlp !== undefined) clusters.push(collectorClusterConfig(options.otlp));
   return {
     admin: { address: socketAddress(options.admin) },
     static_resources: {
@@ -186,6 +189,7 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
                       merge_slashes: true,
                       server_header_transformation: "PASS_THROUGH",
                       local_reply_config: localReplyConfig(),
+                      ...(options.otlp === undefined ? {} : { tracing: tracingConfig(options.otlp) }),
                       route_config: {
                         name: "rest",
                         virtual_hosts: [

@@ -8,6 +8,7 @@
  */
 
 import { deployableServices } from "../cluster/service-catalog.js";
+import type { OtlpExport } from "./tracing.js";
 
 export interface HostPort {
   readonly host: string;
@@ -30,6 +31,8 @@ export interface EnvoyOptions {
   readonly jwksPath: string;
   /** Raw text of the edge credential sent upstream in `x-commerce-edge-auth`. */
   readonly edgeCredentialPath: string;
+  /** Where Envoy's tracer sends its spans (tracing.ts); no tracing when unset. */
+  readonly otlp?: OtlpExport | undefined;
 }
 
 /** The services the edge routes to (the analytics stream processor has no API). */

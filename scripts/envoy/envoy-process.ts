@@ -15,6 +15,7 @@ import { buildDescriptorSet, loadContract } from "./contract-descriptors.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import type { HostPort } from "./envoy-options.js";
 import { writeEnvoySecrets, type EnvoySecrets } from "./envoy-secrets.js";
+import type { OtlpExport } from "./tracing.js";
 import { ensureEnvoy } from "../infra/envoy.js";
 import { superviseChild, waitUntil } from "../infra/processes.js";
 
@@ -32,6 +33,8 @@ export interface EnvoyProcessOptions {
   readonly concurrency?: number;
   /** Where the configuration, secrets and descriptor go; a temporary one (removed on stop) if unset. */
   readonly dir?: string;
+  /** Trace every request into this OTLP/HTTP collector (tracing.ts); no tracing when unset. */
+  readonly otlp?: OtlpExport | undefined;
 }
 
 export interface EnvoyProcess {
@@ -83,6 +86,7 @@ export async function startEnvoyProcess(options: EnvoyProcessOptions): Promise<E
       upstreams: options.upstreams,
       descriptorPath,
       ...secretFiles,
+      otlp: options.otlp,
     }),
   );
 

@@ -9,11 +9,14 @@
  *   --descriptor PATH           where Envoy reads the descriptor set   (/etc/envoy/contract.binpb)
  *   --jwks PATH                 where Envoy reads the JWKS             (/etc/envoy/secrets/jwks.json)
  *   --edge-credential PATH      where Envoy reads the edge credential  (/etc/envoy/secrets/edge-credential)
+ *   --otlp-endpoint URL         trace every request into this OTLP/HTTP collector, given as
+ *                               OTEL_EXPORTER_OTLP_ENDPOINT is (http://HOST:PORT); no tracing without it
  *   --out PATH                  the configuration file to write, "-" for stdout (envoy/envoy.yaml)
  *   --descriptor-out PATH       the descriptor set file to write       (.build/envoy/contract.binpb)
  *
  * With no flags it renders the committed envoy/envoy.yaml, and the Helm chart's copies of the
- * configuration, descriptor set and service catalog (helm/files, chart-files.ts).
+ * configuration (untraced and traced), descriptor set and service catalog (helm/files,
+ * chart-files.ts).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -21,6 +24,7 @@ import { parseArgs } from "node:util";
 import { buildDescriptorSet, loadContract } from "./contract-descriptors.js";
 import { writeChartFiles, chartFilesDir } from "./chart-files.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
+import { otlpExportOf } from "./tracing.js";
 import {
   defaultEnvoyOptions,
   EnvoyOptionsError,
@@ -41,6 +45,7 @@ function optionsFrom(argv: readonly string[]): { options: EnvoyOptions; out: str
       descriptor: { type: "string" },
       jwks: { type: "string" },
       "edge-credential": { type: "string" },
+      "otlp-endpoint": { type: "string" },
       out: { type: "string" },
       "descriptor-out": { type: "string" },
     },
@@ -68,6 +73,7 @@ function optionsFrom(argv: readonly string[]): { options: EnvoyOptions; out: str
     descriptorPath: values.descriptor ?? defaultEnvoyOptions.descriptorPath,
     jwksPath: values.jwks ?? defaultEnvoyOptions.jwksPath,
     edgeCredentialPath: values["edge-credential"] ?? defaultEnvoyOptions.edgeCredentialPath,
+    otlp: values["otlp-endpoint"] === undefined ? undefined : otlpExportOf(values["otlp-endpoint"]),
   };
   return {
     options,

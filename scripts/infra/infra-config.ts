@@ -35,7 +35,8 @@ export function defaultBinDir(env: NodeJS.ProcessEnv): string {
   return join(cacheHome, "commerce-platform", "bin");
 }
 
-function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** Reads a TCP port from the environment variable `name`, or `fallback` when it is unset or empty. */
+export function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const port = Number(raw);

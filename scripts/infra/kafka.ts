@@ -15,7 +15,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
 import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
 import type { InfraComponent } from "./infra-component.js";
-import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
+import { InfraConfigError, defaultBinDir, readPort, type InfraConfig } from "./infra-config.js";
 import {
   brokersAt,
   kafkaAnswers,
@@ -43,16 +43,6 @@ export interface KafkaInfraConfig {
   readonly port: number;
   /** Controller port of the shared broker (`KAFKA_CONTROLLER_PORT`, default 19093). */
   readonly controllerPort: number;
-}
-
-function readPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
-    throw new InfraConfigError(`${name} must be a TCP port between 1 and 65535, got "${raw}"`);
-  }
-  return port;
 }
 
 /** Where the jars are cached and which JDK runs them; all `startKafka` needs from the environment. */

@@ -9,6 +9,7 @@ import { createClickHouseComponent, readClickHouseInfraConfig } from "./clickhou
 import { createFerretDbComponent } from "./ferretdb.js";
 import type { InfraComponent } from "./infra-component.js";
 import { readInfraConfig } from "./infra-config.js";
+import { createJaegerComponent, readJaegerPorts } from "./jaeger.js";
 import { shellAssignment } from "./shell-assignment.js";
 import { createKafkaComponent, readKafkaInfraConfig } from "./kafka.js";
 
@@ -45,6 +46,7 @@ async function main(command: string | undefined): Promise<void> {
     createFerretDbComponent(config, logger("ferretdb")),
     createKafkaComponent(config, readKafkaInfraConfig(process.env), logger("kafka")),
     createClickHouseComponent(config, readClickHouseInfraConfig(process.env), logger("clickhouse")),
+    createJaegerComponent(config, readJaegerPorts(process.env), logger("jaeger")),
   ];
   switch (command) {
     case "up":

@@ -14,7 +14,7 @@ import { expect } from "chai";
 import { ensureEnvoy, envoyVersion } from "../../infra/envoy.js";
 import { ensureHelm } from "../helm.js";
 import { kubeToolContext } from "../kube-tools.js";
-import { renderChart, type Manifest } from "./chart.js";
+import { helmTemplate, renderChart, type Manifest } from "./chart.js";
 
 const run = promisify(execFile);
 const release = "shop";
@@ -89,11 +89,11 @@ describe("the chart's Envoy pod", function () {
     expect(pod.containers[0]?.image).to.equal(`envoyproxy/envoy:distroless-v${envoyVersion}`);
   });
 
-  it("is a configuration Envoy accepts, read from the files its volumes mount, with its own arguments", async () => {
-    const manifests = await renderChart(await ensureHelm(kubeToolContext()), release, "default");
+  /** Lays out the rendered pod's volumes under a scratch root and runs `envoy --mode validate`. */
+  async function validatePod(manifests: readonly Manifest[], name: string): Promise<string> {
     const pod = (named(manifests, "Deployment", `${release}-envoy`).spec as { template: { spec: EnvoyPod } })
       .template.spec;
-    const root = join(scratch, "root");
+    const root = join(scratch, name, "root");
     await mountVolumes(manifests, pod, root);
     const container = pod.containers[0];
     if (container === undefined) throw new Error("no container");
@@ -101,10 +101,41 @@ describe("the chart's Envoy pod", function () {
     const configPath = container.args[container.args.indexOf("--config-path") + 1] ?? "";
     const config = await readFile(join(root, configPath), "utf8");
     expect(config).to.include("filename: /etc/envoy/secrets/jwks.json");
-    const rooted = join(scratch, "envoy.yaml");
+    const rooted = join(scratch, name, "envoy.yaml");
     await writeFile(rooted, config.replaceAll("/etc/envoy/", `${join(root, "etc", "envoy")}/`));
     const args = container.args.map((arg) => (arg === configPath ? rooted : arg));
     const { stdout } = await run(await ensureEnvoy(), ["--mode", "validate", ...args]);
     expect(stdout).to.include(`configuration '${rooted}' OK`);
+    return config;
+  }
+
+  it("is a configuration Envoy accepts, read from the files its volumes mount, with its own arguments", async () => {
+    const config = await validatePod(
+      await renderChart(await ensureHelm(kubeToolContext()), release, "default"),
+      "untraced",
+    );
+    expect(config).not.to.include("envoy.tracers.opentelemetry");
+  });
+
+  it("with otel.endpoint, traces into that collector as commerce-edge, and Envoy accepts it", async () => {
+    const manifests = await renderChart(await ensureHelm(kubeToolContext()), release, "default", [
+      "--set",
+      "otel.endpoint=http://otel-collector.observability:4318/",
+    ]);
+    const config = await validatePod(manifests, "traced");
+    expect(config).to.include("uri: http://otel-collector.observability:4318/v1/traces\n");
+    expect(config).to.include("address: otel-collector.observability\n");
+    expect(config).to.include("port_value: 4318\n");
+    expect(config).to.include("service_name: commerce-edge\n");
+    expect(config).not.to.include("__OTLP_");
+  });
+
+  it("refuses an otel.endpoint Envoy's tracer cannot reach in plain HTTP", async () => {
+    const rendering = await helmTemplate(await ensureHelm(kubeToolContext()), release, "default", [
+      "--set",
+      "otel.endpoint=https://otel-collector.observability:4318",
+    ]);
+    expect(rendering.status).not.to.equal(0);
+    expect(rendering.stderr).to.include("otel.endpoint must be an http:// URL");
   });
 });

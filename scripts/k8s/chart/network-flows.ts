@@ -192,6 +192,7 @@ export function expectedFlows(services: readonly DeployableService[], values: Fl
   }
   flows.add(`ingress anywhere -> envoy:${edgePort}/TCP`);
   flows.add(`egress test -> envoy:${edgePort}/TCP`);
+  if (values.otel.endpoint !== "") external("envoy", values.otel);
   for (const service of services) {
     if (service.routed) both("envoy", service.name, grpcPort);
     for (const peer of Object.values(service.peers)) {

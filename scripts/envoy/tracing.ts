@@ -1,0 +1,85 @@
+/**
+ * Envoy's OpenTelemetry tracer (docs/decisions.md, "Observability"): with a collector configured,
+ * the edge starts a span per request, or continues the one of an incoming W3C `traceparent`, and
+ * sends the `traceparent` on to the services; spans go out as OTLP over plain HTTP, like the
+ * services' (`OTEL_EXPORTER_OTLP_ENDPOINT`, `http/protobuf`). Without one, no tracing at all.
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import { EnvoyOptionsError } from "./envoy-options.js";
+
+/** The edge's `service.name`, as the services name theirs (`commerce-<name>`). */
+export const edgeServiceName = "commerce-edge";
+
+const collectorCluster = "opentelemetry_collector";
+
+/** Where the tracer sends spans. */
+export interface OtlpExport {
+  /** `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`. */
+  readonly tracesUrl: string;
+  /** The collector's address; a string port is a placeholder that the Helm chart fills in. */
+  readonly address: { readonly host: string; readonly port: number | string };
+}
+
+/**
+ * The export of an OTLP/HTTP base endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`'s form: spans go to
+ * `/v1/traces` under it). Plain `http:` only: the tracer's cluster has no TLS.
+ */
+export function otlpExportOf(endpoint: string): OtlpExport {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new EnvoyOptionsError(`the OTLP endpoint must be an http:// URL, got "${endpoint}"`);
+  }
+  if (url.protocol !== "http:" || url.search !== "" || url.hash !== "") {
+    throw new EnvoyOptionsError(`the OTLP endpoint must be an http:// URL without query, got "${endpoint}"`);
+  }
+  const base = `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+  return {
+    tracesUrl: `${base}/v1/traces`,
+    address: { host: url.hostname.replace(/^\[(.*)\]$/, "$1"), port: Number(url.port || 80) },
+  };
+}
+
+/** The HTTP connection manager's `tracing`. */
+export function tracingConfig(otlp: OtlpExport): JsonObject {
+  return {
+    provider: {
+      name: "envoy.tracers.opentelemetry",
+      typed_config: {
+        "@type": "type.googleapis.com/envoy.config.trace.v3.OpenTelemetryConfig",
+        http_service: {
+          http_uri: { uri: otlp.tracesUrl, cluster: collectorCluster, timeout: "2s" },
+        },
+        service_name: edgeServiceName,
+      },
+    },
+    // Every request starts a sampled trace (an incoming `traceparent` keeps its own decision);
+    // sampling belongs to the collector or to the callers.
+    random_sampling: { value: 100 },
+  };
+}
+
+/** The cluster of the collector that receives the spans (HTTP/1.1, as OTLP/HTTP is served). */
+export function collectorClusterConfig(otlp: OtlpExport): JsonObject {
+  return {
+    name: collectorCluster,
+    type: "STRICT_DNS",
+    dns_lookup_family: "V4_PREFERRED",
+    connect_timeout: "2s",
+    load_assignment: {
+      cluster_name: collectorCluster,
+      endpoints: [
+        {
+          lb_endpoints: [
+            {
+              endpoint: {
+                address: { socket_address: { address: otlp.address.host, port_value: otlp.address.port } },
+              },
+            },
+          ],
+        },
+      ],
+    },
+  };
+}

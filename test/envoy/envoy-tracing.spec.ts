@@ -1,0 +1,119 @@
+/**
+ * Envoy's OpenTelemetry tracer on a real Envoy, exporting to a real Jaeger: a request gets a
+ * `commerce-edge` span, the service behind receives a W3C `traceparent` whose parent is that
+ * span, and a caller's own `traceparent` is continued rather than replaced.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "chai";
+import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../scripts/envoy/envoy-process.js";
+import { edgeServiceName, otlpExportOf } from "../../scripts/envoy/tracing.js";
+import { startJaeger, type JaegerInstance } from "../../scripts/infra/jaeger.js";
+import { waitUntil } from "../../scripts/infra/processes.js";
+import { startRecordingUpstream, type RecordingUpstream } from "./support/recording-upstream.js";
+
+interface JaegerSpan {
+  readonly traceID: string;
+  readonly spanID: string;
+  readonly operationName: string;
+  readonly processID: string;
+  readonly references: readonly { readonly refType: string; readonly spanID: string }[];
+}
+
+interface JaegerTrace {
+  readonly spans: readonly JaegerSpan[];
+  readonly processes: Readonly<Record<string, { readonly serviceName: string }>>;
+}
+
+const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+
+/** Envoy's tracer flushes every 5 s (or every 5 spans): the trace is awaited that long and more. */
+async function edgeSpansOf(jaeger: JaegerInstance, traceId: string): Promise<JaegerSpan[]> {
+  let spans: JaegerSpan[] = [];
+  await waitUntil(
+    async () => {
+      const response = await fetch(`${jaeger.queryUrl}/api/traces/${traceId}`);
+      if (response.status !== 200) return false;
+      const traces = ((await response.json()) as { data: readonly JaegerTrace[] | null }).data ?? [];
+      spans = traces.flatMap((trace) =>
+        trace.spans.filter((span) => trace.processes[span.processID]?.serviceName === edgeServiceName),
+      );
+      return spans.length > 0;
+    },
+    { timeoutMs: 20_000, intervalMs: 250 },
+  );
+  return spans;
+}
+
+describe("Envoy's OpenTelemetry tracer", function () {
+  // A cold cache builds Jaeger first (minutes on two cores).
+  this.timeout(30 * 60_000);
+  let scratch: string;
+  let jaeger: JaegerInstance;
+  let upstream: RecordingUpstream;
+  let envoy: EnvoyProcess;
+
+  before(async () => {
+    scratch = await mkdtemp(join(tmpdir(), "envoy-tracing-"));
+    jaeger = await startJaeger({ dataDir: join(scratch, "jaeger") });
+    upstream = await startRecordingUpstream();
+    envoy = await startEnvoyProcess({
+      upstreams: new Map([["auth", [hostPortOf(upstream.url)]]]),
+      secrets: { jwtSecret: "s".repeat(64), edgeSecret: "the-edge-credential" },
+      otlp: otlpExportOf(jaeger.otlpHttpEndpoint),
+      dir: join(scratch, "envoy"),
+    });
+  });
+
+  after(async () => {
+    await envoy.stop();
+    await upstream.close();
+    await jaeger.stop();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    upstream.calls.length = 0;
+  });
+
+  async function login(headers: Record<string, string> = {}): Promise<string> {
+    const response = await fetch(`${envoy.baseUrl}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ email: "asha@example.test", password: "correct horse battery" }),
+    });
+    expect(response.status, await response.text()).to.equal(200);
+    expect(upstream.calls).to.have.length(1);
+    return upstream.calls[0]?.headers["traceparent"] ?? "";
+  }
+
+  it("starts a commerce-edge span per request and sends its traceparent to the service", async function () {
+    this.timeout(60_000);
+    const traceparent = await login();
+    const [, traceId, parentId] = traceparentPattern.exec(traceparent) ?? [];
+    expect(traceId, `traceparent "${traceparent}"`).to.be.a("string");
+
+    const spans = await edgeSpansOf(jaeger, traceId ?? "");
+    expect(spans, "the edge's spans of the trace").to.have.length(1);
+    expect(spans[0]?.spanID).to.equal(parentId);
+    expect(spans[0]?.references).to.deep.equal([]);
+  });
+
+  it("continues a caller's traceparent instead of starting a trace", async function () {
+    this.timeout(60_000);
+    const callerTraceId = "0af7651916cd43dd8448eb211c80319c";
+    const callerSpanId = "b7ad6b7169203331";
+    const traceparent = await login({ traceparent: `00-${callerTraceId}-${callerSpanId}-01` });
+    const [, traceId, parentId] = traceparentPattern.exec(traceparent) ?? [];
+    expect(traceId).to.equal(callerTraceId);
+    expect(parentId).not.to.equal(callerSpanId);
+
+    const spans = await edgeSpansOf(jaeger, callerTraceId);
+    expect(spans).to.have.length(1);
+    expect(spans[0]?.spanID).to.equal(parentId);
+    expect(spans[0]?.references.map((reference) => [reference.refType, reference.spanID])).to.deep.equal([
+      ["CHILD_OF", callerSpanId],
+    ]);
+  });
+});
