@@ -241,6 +241,7 @@ describe("createKafkaBus", function () {
     const traced: EventRecord = {
       ...event(1, topic, "order-42"),
       traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      tracestate: "vendor=abc",
     };
     const parked: EventRecord = {
       ...event(2, topic, "order-43"),
@@ -267,6 +268,7 @@ describe("createKafkaBus", function () {
         ce_subject: "order-42",
         "content-type": "application/json",
         traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        tracestate: "vendor=abc",
       },
     });
     expect(bySubject("order-43")?.headers).to.deep.include({
@@ -285,6 +287,7 @@ describe("createKafkaBus", function () {
     const record: EventRecord = {
       ...event(1, topic),
       traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      tracestate: "vendor=abc",
       deadLetter: {
         group: "billing",
         topic: "order-events",
