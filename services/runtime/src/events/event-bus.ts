@@ -116,6 +116,8 @@ export interface Subscription {
 }
 
 export interface EventBus {
+  /** The `messaging.system` of this bus's spans: `kafka`, or the embedded bus's own name. */
+  readonly messagingSystem: string;
   /** Resolves once every record is durably accepted by the bus, in order per key. */
   publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void>;
   subscribe(options: SubscriptionOptions): Promise<Subscription>;

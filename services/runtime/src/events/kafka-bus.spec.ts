@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { Kafka, Partitioners, logLevel, type IHeaders } from "kafkajs";
+import { untraced } from "../telemetry/telemetry.js";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -312,6 +313,7 @@ describe("createKafkaBus", function () {
         group,
         topics: [topic],
         logger,
+        telemetry: untraced,
         handler: (record) => {
           if (record.id === event(1, topic).id)
             return Promise.reject(new PermanentEventError("unreadable payload"));
