@@ -22,7 +22,7 @@ import type { EventBus } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import type { OutboxCarrier } from "./outbox.js";
 import { publishWithSpans } from "../telemetry/messaging-spans.js";
-import type { ServiceTelemetry } from "../telemetry/telemetry.js";
+import { untraced, type ServiceTelemetry } from "../telemetry/telemetry.js";
 
 export interface OutboxRelayOptions {
   readonly bus: EventBus;
@@ -70,6 +70,7 @@ interface DrainWaiter {
 
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { bus, collections, pollIntervalMs, batchSize, logger } = options;
+  const telemetry = options.telemetry ?? untraced;
   const retryDelayMs = options.retryDelayMs ?? 100;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 5000;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
@@ -156,12 +157,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     phase = "publish";
     const records = picked.flatMap(({ doc }) => doc.outbox);
     if (records.length > 0) {
-      if (options.telemetry === undefined) await bus.publish(records, signal);
-      else {
-        await publishWithSpans(options.telemetry, bus.messagingSystem, records, () =>
-          bus.publish(records, signal),
-        );
-      }
+      await publishWithSpans(telemetry, bus.messagingSystem, records, () => bus.publish(records, signal));
     }
     phase = "remove";
     const published = new Set(records.map((record) => record.id));
