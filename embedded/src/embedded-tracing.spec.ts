@@ -148,6 +148,74 @@ describe("tracing in the embedded platform", () => {
     for (const span of spans) expect(span.status.code, span.name).to.equal(SpanStatusCode.UNSET);
   });
 
+  it("carries an order's trace through ORDER_PLACED: the relay's PRODUCER span and the consumer's CONSUMER span", async () => {
+    const adminToken = await login(admin.email, admin.password);
+    const brand = `Events ${randomBytes(4).toString("hex")}`;
+    const product = { name: "Evented lamp", price: 80, stock: 5, brand, categoryId: "electronics" };
+    expect((await call("POST", "/api/products", { token: adminToken, body: product })).status).to.equal(201);
+    const listed = await call("GET", `/api/products?brand=${encodeURIComponent(brand)}`);
+    const productId = (listed.body as { content: { id: string }[] }).content[0]?.id;
+    const customer = {
+      fullName: "Ravi Menon",
+      email: "ravi@tracing.test",
+      phoneNo: "+919876543211",
+      password: "pw-ravi-123",
+    };
+    expect((await call("POST", "/api/auth/register", { body: customer })).status).to.equal(201);
+    const token = await login(customer.email, customer.password);
+    const eventTraceId = "5bf92f3577b34da6a3ce929d0e0e4737";
+    exporter.reset();
+
+    const placed = await call("POST", "/api/orders", {
+      token,
+      body: { items: [{ productId, quantity: 1 }] },
+      headers: { traceparent: `00-${eventTraceId}-${clientSpanId}-01`, tracestate: "vendor=abc" },
+    });
+    expect(placed.status).to.equal(201);
+
+    const inTrace = (span: ReadableSpan): boolean => span.spanContext().traceId === eventTraceId;
+    const consumer = await eventually(
+      () =>
+        exporter
+          .getFinishedSpans()
+          .find(
+            (s) =>
+              inTrace(s) &&
+              s.kind === SpanKind.CONSUMER &&
+              serviceOf(s) === "commerce-notification" &&
+              s.attributes["messaging.destination.name"] === "order-events",
+          ),
+      5_000,
+      "the Notification service's consumer span",
+    );
+    const isProducer = (s: ReadableSpan): boolean =>
+      inTrace(s) &&
+      s.kind === SpanKind.PRODUCER &&
+      s.attributes["messaging.destination.name"] === "order-events";
+    await eventually(() => exporter.getFinishedSpans().find(isProducer), 5_000, "the relay's span");
+    const spans = exporter.getFinishedSpans().filter(inTrace);
+    const order = one(spans, (s) => s.name === "commerce.order.v1.OrderService/PlaceOrder");
+    // The event was recorded in the PlaceOrder span: its traceparent names that span.
+    const producer = one(spans, isProducer);
+    expect(serviceOf(producer)).to.equal("commerce-order");
+    expect(producer.name).to.equal("send order-events");
+    expect(producer.parentSpanContext?.spanId).to.equal(order.spanContext().spanId);
+    expect(producer.attributes).to.include({
+      "messaging.system": "commerce_embedded_log",
+      "messaging.operation.type": "send",
+    });
+    expect(consumer.name).to.equal("process order-events");
+    expect(consumer.parentSpanContext?.spanId).to.equal(order.spanContext().spanId);
+    expect(consumer.spanContext().traceState?.serialize()).to.equal("vendor=abc");
+    expect(consumer.attributes).to.include({
+      "messaging.system": "commerce_embedded_log",
+      "messaging.destination.name": "order-events",
+      "messaging.operation.type": "process",
+      "messaging.consumer.group.name": "notification-service",
+      "messaging.message.id": producer.attributes["messaging.message.id"],
+    });
+  });
+
   it("records a refused call: the route template and the status, with no error for a client's mistake", async () => {
     expect((await call("GET", "/api/products/no-such-product")).status).to.equal(404);
     const spans = await traceOf((span) => span.name === "GET /api/products/{product_id}");

@@ -36,6 +36,7 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
   const outbox = createServiceOutbox({
     bus: ctx.bus,
     logger: ctx.logger,
+    telemetry: ctx.telemetry,
     carriers: collections.eventCarriers,
   });
   const throttle = createLoginThrottle(

@@ -40,6 +40,7 @@ export async function buildNotificationService(
     },
     async start() {
       subscription = await startConsumer(ctx.bus, {
+        telemetry: ctx.telemetry,
         group: "notification-service",
         topics: notificationTopics,
         handler: createNotificationConsumer(rules, notifications),

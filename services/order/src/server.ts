@@ -29,7 +29,7 @@ export async function buildOrderService(
 ): Promise<ServiceModule> {
   const collections = await openOrderCollections(ctx.store);
   const inventory = createClient(InventoryService, ctx.transport);
-  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger });
+  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger, telemetry: ctx.telemetry });
   const stored = outbox.track(collections.orders);
   const stockReleases = createStockReleases({
     orders: stored,
@@ -57,6 +57,7 @@ export async function buildOrderService(
       outbox.start();
       stockReleases.start();
       payments = await startConsumer(ctx.bus, {
+        telemetry: ctx.telemetry,
         group: "order-service",
         topics: [paymentTopic],
         handler: createPaymentConsumer(orders, ctx.logger),

@@ -37,7 +37,7 @@ export async function buildPaymentService(
   options: PaymentOptions = {},
 ): Promise<ServiceModule> {
   const collections = await openPaymentCollections(ctx.store);
-  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger });
+  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger, telemetry: ctx.telemetry });
   const gateway = options.gateway ?? gatewayFor(settings);
   const payments = createPayments({
     payments: outbox.track(collections.payments),

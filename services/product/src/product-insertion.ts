@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { conflict } from "@commerce/runtime/errors/domain-error.js";
-import type { EventFactory, EventOptions } from "@commerce/runtime/events/event-factory.js";
+import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
 import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
 import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
 import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
@@ -32,7 +32,6 @@ export function productCreated(
   events: EventFactory,
   product: Unrecorded<ProductDocument>,
   stock: number,
-  options?: EventOptions,
 ): OutboxEntry {
   return events.event(
     ProductCreatedSchema,
@@ -46,7 +45,6 @@ export function productCreated(
       sku: product.sku,
     },
     product._id,
-    options,
   );
 }
 

@@ -47,7 +47,7 @@ export async function buildProductService(
 ): Promise<ServiceModule> {
   const settings = { ...defaultProductOptions, ...options };
   const collections = await openProductCollections(ctx.store);
-  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger });
+  const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger, telemetry: ctx.telemetry });
   const products = outbox.track(collections.products);
   const events = createEventFactory("/commerce/product");
   const categories = createCategories(collections.categories);
@@ -102,6 +102,7 @@ export async function buildProductService(
       await categories.seed();
       outbox.start();
       placedOrders = await startConsumer(ctx.bus, {
+        telemetry: ctx.telemetry,
         group: "product-service",
         topics: [orderTopic],
         handler: createOrderPlacedConsumer(reservations),

@@ -27,6 +27,7 @@ export async function buildUserService(ctx: ServiceContext): Promise<ServiceModu
     },
     async start() {
       subscription = await startConsumer(ctx.bus, {
+        telemetry: ctx.telemetry,
         group: "user-service",
         topics: [registrationTopic],
         handler: createRegistrationConsumer(profiles),

@@ -58,6 +58,7 @@ export async function buildAnalyticsProcessor(
     async start() {
       await health.start();
       subscription = await startBatchConsumer(ctx.bus, {
+        telemetry: ctx.telemetry,
         group: processorGroup,
         topics: eventTopics(),
         ...processorBatch,

@@ -17,6 +17,7 @@ import type { EventBus, PartitionLag } from "@commerce/runtime/events/event-bus.
 import { startBatchConsumer } from "@commerce/runtime/events/event-consumer.js";
 import type { EventLogger } from "@commerce/runtime/events/event-logger.js";
 import { eventTopics } from "@commerce/runtime/events/event-topics.js";
+import { untraced } from "@commerce/runtime/telemetry/telemetry.js";
 import { setTimeout as delay } from "node:timers/promises";
 import { analyticsMigrations, pipelineTables } from "../analytics-schema.js";
 import { processorBatch } from "../processor/processor-module.js";
@@ -56,6 +57,8 @@ export async function rebuildAnalytics(options: RebuildOptions): Promise<Rebuild
     ...processorBatch,
     handler: createStreamProcessor(store),
     logger,
+    // A replay of the whole log, not the effect of the requests that caused the records.
+    telemetry: untraced,
     // As the live processor: a failing store is waited for (processor-module.ts).
     attempts: Number.MAX_SAFE_INTEGER,
   });

@@ -123,6 +123,8 @@ interface BusSettings {
 }
 
 class EmbeddedBus implements EventBus {
+  /** Not a broker the semantic conventions name: the platform's own append-only log. */
+  readonly messagingSystem = "commerce_embedded_log";
   readonly #settings: BusSettings;
   readonly #logs = new Map<string, TopicLog>();
   readonly #cursors = new Map<string, Promise<GroupCursor>>();

@@ -8,6 +8,7 @@
  * (Kafka) needs no cleanup, and every bus a test opens is closed after it.
  */
 import { expect } from "chai";
+import { untraced } from "../telemetry/telemetry.js";
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { deadLetterTopic } from "./dead-letter-publisher.js";
@@ -516,6 +517,7 @@ export function eventBusContract(options: EventBusContractOptions): void {
           maxWaitMs: 0,
           attempts: 2,
           logger: silent,
+          telemetry: untraced,
           handler: (batch) => {
             if (batch.records.some((r) => r.id === poison))
               return Promise.reject(new Error("cannot project"));

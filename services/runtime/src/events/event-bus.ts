@@ -30,8 +30,13 @@ export interface EventRecord {
   readonly topic: string;
   /** The payload message as protobuf JSON. */
   readonly data: string;
-  /** W3C trace context of the change that caused the event, when traced. */
+  /**
+   * W3C trace context (`traceparent`) of the change that caused the event, captured when the
+   * event was recorded in the outbox; absent when that change was not traced.
+   */
   readonly traceparent?: string;
+  /** W3C `tracestate` of the same context, when it had one. */
+  readonly tracestate?: string;
   /**
    * Set only on a copy in a dead-letter topic: why the consumer gave up on the original. Kafka
    * carries it in headers; it is never part of `data`, so the payload still parses as is.
@@ -111,6 +116,8 @@ export interface Subscription {
 }
 
 export interface EventBus {
+  /** The `messaging.system` of this bus's spans: `kafka`, or the embedded bus's own name. */
+  readonly messagingSystem: string;
   /** Resolves once every record is durably accepted by the bus, in order per key. */
   publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void>;
   subscribe(options: SubscriptionOptions): Promise<Subscription>;

@@ -8,6 +8,8 @@
 import { createDeadLetterPublisher } from "./dead-letter-publisher.js";
 import type { BatchHandler, EventBus, EventHandler, Subscription } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
+import { withBatchConsumerSpan, withConsumerSpan } from "../telemetry/messaging-spans.js";
+import type { ServiceTelemetry } from "../telemetry/telemetry.js";
 import { withBatchRetries, withRetries, type RetryOptions } from "./retrying-handler.js";
 
 export interface ConsumerOptions {
@@ -15,6 +17,11 @@ export interface ConsumerOptions {
   readonly topics: readonly string[];
   readonly handler: EventHandler;
   readonly logger: EventLogger;
+  /**
+   * The consuming service's own (`ctx.telemetry`): with tracing on, each record (or batch) is
+   * handled under a CONSUMER span in the trace of its cause (messaging-spans.ts).
+   */
+  readonly telemetry: ServiceTelemetry;
   /** Attempts before dead-lettering; 8 by default (about 25 s of backoff in total). */
   readonly attempts?: number;
 }
@@ -31,7 +38,12 @@ export function startConsumer(bus: EventBus, options: ConsumerOptions): Promise<
   return bus.subscribe({
     group: options.group,
     topics: options.topics,
-    handler: withRetries(options.handler, retryOptions(bus, options)),
+    handler: withConsumerSpan(
+      withRetries(options.handler, retryOptions(bus, options)),
+      options.telemetry,
+      bus.messagingSystem,
+      options.group,
+    ),
   });
 }
 
@@ -45,7 +57,12 @@ export function startBatchConsumer(bus: EventBus, options: BatchConsumerOptions)
     topics: options.topics,
     maxRecords: options.maxRecords,
     maxWaitMs: options.maxWaitMs,
-    handler: withBatchRetries(options.handler, retryOptions(bus, options)),
+    handler: withBatchConsumerSpan(
+      withBatchRetries(options.handler, retryOptions(bus, options)),
+      options.telemetry,
+      bus.messagingSystem,
+      options.group,
+    ),
   });
 }
 

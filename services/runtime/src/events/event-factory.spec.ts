@@ -1,5 +1,8 @@
 import { create } from "@bufbuild/protobuf";
+import { context, trace } from "@opentelemetry/api";
+import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
+import { EnvReader } from "../config/env-reader.js";
 import {
   OrderLineItemSchema,
   OrderPlacedSchema,
@@ -8,6 +11,9 @@ import {
 import type { EventRecord } from "./event-bus.js";
 import { createEventFactory, eventContract, parseEventData } from "./event-factory.js";
 import { PermanentEventError } from "./permanent-event-error.js";
+import { startTelemetry } from "../telemetry/telemetry.js";
+import { readTelemetrySettings } from "../telemetry/telemetry-settings.js";
+import { contextFromFields } from "../telemetry/trace-context.js";
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -58,16 +64,29 @@ describe("createEventFactory", () => {
     expect(entry).to.not.have.property("traceparent");
   });
 
-  it("carries the trace context when one is given, and a fresh id per event", () => {
-    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    const first = events.event(OrderPlacedSchema, create(OrderPlacedSchema, { orderId: "o-1" }), "o-1", {
-      traceparent,
+  it("carries the active span's trace context, and a fresh id per event", () => {
+    const telemetry = startTelemetry(readTelemetrySettings(new EnvReader({ OTEL_TRACES_EXPORTER: "otlp" })), {
+      singleService: false,
+      spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()),
     });
-    const second = events.event(OrderPlacedSchema, { orderId: "o-1" }, "o-1", { traceparent: undefined });
+    const cause = contextFromFields({
+      traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      tracestate: "vendor=abc",
+    });
+    const span = telemetry.forService("order").tracer.startSpan("PlaceOrder", {}, cause);
+    const traced = context.with(trace.setSpan(cause, span), () =>
+      events.event(OrderPlacedSchema, create(OrderPlacedSchema, { orderId: "o-1" }), "o-1"),
+    );
+    span.end();
+    const untraced = events.event(OrderPlacedSchema, { orderId: "o-1" }, "o-1");
 
-    expect(first.traceparent).to.equal(traceparent);
-    expect(second).to.not.have.property("traceparent");
-    expect(first.id).to.not.equal(second.id);
+    expect(traced.traceparent).to.equal(
+      `00-4bf92f3577b34da6a3ce929d0e0e4736-${span.spanContext().spanId}-01`,
+    );
+    expect(traced.tracestate).to.equal("vendor=abc");
+    expect(untraced).to.not.have.property("traceparent");
+    expect(untraced).to.not.have.property("tracestate");
+    expect(traced.id).to.not.equal(untraced.id);
   });
 
   it("refuses a payload without the event option and an empty subject", () => {

@@ -18,6 +18,7 @@ import { event as eventOption } from "../../gen/commerce/options/v1/options_pb.j
 import type { EventRecord } from "./event-bus.js";
 import type { OutboxEntry } from "./outbox.js";
 import { PermanentEventError } from "./permanent-event-error.js";
+import { activeTraceContext } from "../telemetry/trace-context.js";
 
 /** An event payload message's spec name (CloudEvents type) and topic. */
 export interface EventContract {
@@ -44,21 +45,19 @@ export function eventContract(schema: DescMessage): EventContract {
   return found;
 }
 
-export interface EventOptions {
-  /** W3C trace context of the change, so the consumer's span joins the producer's trace. */
-  readonly traceparent?: string | undefined;
-}
-
 export interface EventFactory {
   /**
    * An outbox entry for `payload`, to be stored in the same write as the change it reports.
    * `subject` is the aggregate id: the partition key that keeps the aggregate's events in order.
+   * The entry carries the active span's W3C context (`traceparent`, `tracestate`): the span of
+   * the request or the consumed event that causes it, captured here, where the cause happens,
+   * so that the relay's publish and the consumers' processing join its trace however late the
+   * relay publishes. Nothing when no span is active (tracing off).
    */
   event<Desc extends DescMessage>(
     schema: Desc,
     payload: MessageInitShape<Desc>,
     subject: string,
-    options?: EventOptions,
   ): OutboxEntry;
 }
 
@@ -66,7 +65,7 @@ export interface EventFactory {
 export function createEventFactory(source: string): EventFactory {
   if (source === "") throw new TypeError("an event source must not be empty");
   return {
-    event(schema, payload, subject, options) {
+    event(schema, payload, subject) {
       const { type, topic } = eventContract(schema);
       if (subject === "") throw new TypeError(`${type}: the subject (aggregate id) must not be empty`);
       const entry: OutboxEntry = {
@@ -77,9 +76,9 @@ export function createEventFactory(source: string): EventFactory {
         subject,
         topic,
         data: toJsonString(schema, create(schema, payload), { alwaysEmitImplicit: true }),
+        ...activeTraceContext(),
       };
-      const traceparent = options?.traceparent;
-      return traceparent === undefined ? entry : { ...entry, traceparent };
+      return entry;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { Kafka, Partitioners, logLevel, type IHeaders } from "kafkajs";
+import { untraced } from "../telemetry/telemetry.js";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -241,6 +242,7 @@ describe("createKafkaBus", function () {
     const traced: EventRecord = {
       ...event(1, topic, "order-42"),
       traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      tracestate: "vendor=abc",
     };
     const parked: EventRecord = {
       ...event(2, topic, "order-43"),
@@ -267,6 +269,7 @@ describe("createKafkaBus", function () {
         ce_subject: "order-42",
         "content-type": "application/json",
         traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        tracestate: "vendor=abc",
       },
     });
     expect(bySubject("order-43")?.headers).to.deep.include({
@@ -285,6 +288,7 @@ describe("createKafkaBus", function () {
     const record: EventRecord = {
       ...event(1, topic),
       traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      tracestate: "vendor=abc",
       deadLetter: {
         group: "billing",
         topic: "order-events",
@@ -309,6 +313,7 @@ describe("createKafkaBus", function () {
         group,
         topics: [topic],
         logger,
+        telemetry: untraced,
         handler: (record) => {
           if (record.id === event(1, topic).id)
             return Promise.reject(new PermanentEventError("unreadable payload"));

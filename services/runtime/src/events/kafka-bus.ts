@@ -202,6 +202,7 @@ interface BusParts {
 }
 
 class KafkaBus implements EventBus {
+  readonly messagingSystem = "kafka";
   readonly #parts: BusParts;
   /** Topics known to exist (or being created), so each is created at most once per bus. */
   readonly #topics = new Map<string, Promise<void>>();

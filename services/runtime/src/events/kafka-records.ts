@@ -6,7 +6,7 @@
  *   key        record.subject (the partition key: one aggregate's events stay in order)
  *   value      record.data, the payload as protobuf JSON, untouched
  *   headers    ce_specversion "1.0", ce_id, ce_type, ce_source, ce_time, ce_subject,
- *              content-type "application/json", traceparent (when traced),
+ *              content-type "application/json", traceparent and tracestate (when traced),
  *              dead_letter_group / _topic / _error / _time (only on a dead-letter copy)
  *
  * The dead-letter details are headers of our own, not CloudEvents extensions: they describe
@@ -26,6 +26,7 @@ export const kafkaHeaders = {
   subject: "ce_subject",
   contentType: "content-type",
   traceparent: "traceparent",
+  tracestate: "tracestate",
   deadLetterGroup: "dead_letter_group",
   deadLetterTopic: "dead_letter_topic",
   deadLetterError: "dead_letter_error",
@@ -61,6 +62,7 @@ export function toKafkaMessage(record: EventRecord): KafkaOutgoingMessage {
     [kafkaHeaders.contentType]: contentType,
   };
   if (record.traceparent !== undefined) headers[kafkaHeaders.traceparent] = record.traceparent;
+  if (record.tracestate !== undefined) headers[kafkaHeaders.tracestate] = record.tracestate;
   if (record.deadLetter !== undefined) {
     headers[kafkaHeaders.deadLetterGroup] = record.deadLetter.group;
     headers[kafkaHeaders.deadLetterTopic] = record.deadLetter.topic;
@@ -120,6 +122,8 @@ export function fromKafkaMessage(topic: string, message: KafkaIncomingMessage): 
   };
   const traceparent = header(kafkaHeaders.traceparent);
   if (traceparent !== undefined) record.traceparent = traceparent;
+  const tracestate = header(kafkaHeaders.tracestate);
+  if (tracestate !== undefined) record.tracestate = tracestate;
   const deadLetter = deadLetterOf(header);
   if (deadLetter !== undefined) record.deadLetter = deadLetter;
   return { ok: true, record };

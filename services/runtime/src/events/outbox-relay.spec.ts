@@ -66,6 +66,7 @@ function recordingLogger(): EventLogger & { lines: { level: string; message: str
  * signal like a well-behaved adapter), and it counts calls and overlapping calls.
  */
 class SwitchableBus implements EventBus {
+  readonly messagingSystem = "test";
   down = false;
   calls = 0;
   inFlight = 0;

@@ -21,6 +21,8 @@ import type { Collection } from "../store/document-store.js";
 import type { EventBus } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import type { OutboxCarrier } from "./outbox.js";
+import { publishWithSpans } from "../telemetry/messaging-spans.js";
+import { untraced, type ServiceTelemetry } from "../telemetry/telemetry.js";
 
 export interface OutboxRelayOptions {
   readonly bus: EventBus;
@@ -31,6 +33,11 @@ export interface OutboxRelayOptions {
   /** Documents per pass. */
   readonly batchSize: number;
   readonly logger: EventLogger;
+  /**
+   * The service's telemetry: with tracing on, a PRODUCER span per published record, child of
+   * the context the event was recorded in (messaging-spans.ts). None: untraced.
+   */
+  readonly telemetry?: ServiceTelemetry;
   /** First pause after a failed pass; doubles per failure (default 100 ms). */
   readonly retryDelayMs?: number;
   /** Cap of that pause (default 5000 ms). */
@@ -63,6 +70,7 @@ interface DrainWaiter {
 
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { bus, collections, pollIntervalMs, batchSize, logger } = options;
+  const telemetry = options.telemetry ?? untraced;
   const retryDelayMs = options.retryDelayMs ?? 100;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 5000;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
@@ -148,7 +156,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     if (picked.length === 0) return 0;
     phase = "publish";
     const records = picked.flatMap(({ doc }) => doc.outbox);
-    if (records.length > 0) await bus.publish(records, signal);
+    if (records.length > 0) {
+      await publishWithSpans(telemetry, bus.messagingSystem, records, () => bus.publish(records, signal));
+    }
     phase = "remove";
     const published = new Set(records.map((record) => record.id));
     for (const { collection, doc } of picked) await settle(collection, doc, published, signal);

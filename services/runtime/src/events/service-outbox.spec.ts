@@ -4,6 +4,7 @@
  * without it, as mongo-store.spec.ts does). The bus is the real embedded bus.
  */
 import { expect } from "chai";
+import { untraced } from "../telemetry/telemetry.js";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -117,7 +118,13 @@ for (const backend of [embedded, mongo]) {
         },
       });
       // A poll far beyond every wait below: only a write's own wake-up publishes in time.
-      outbox = createServiceOutbox({ bus, logger: quiet, carriers, pollIntervalMs: 600_000 });
+      outbox = createServiceOutbox({
+        bus,
+        logger: quiet,
+        telemetry: untraced,
+        carriers,
+        pollIntervalMs: 600_000,
+      });
     });
 
     afterEach(async () => {

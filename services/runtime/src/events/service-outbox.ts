@@ -10,11 +10,14 @@ import type { EventBus } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import type { EventCarrierDocument, OutboxCarrier, OutboxEntry } from "./outbox.js";
 import { createOutboxRelay, type OutboxRelay } from "./outbox-relay.js";
+import type { ServiceTelemetry } from "../telemetry/telemetry.js";
 import { createRecordedCollection, type RecordedCollection } from "./recorded-collection.js";
 
 export interface ServiceOutboxOptions {
   readonly bus: EventBus;
   readonly logger: EventLogger;
+  /** The service's own (`ctx.telemetry`): the relay's publish spans report under its name. */
+  readonly telemetry: ServiceTelemetry;
   /**
    * Documents that only carry events: events that change no state (`record`) and events of a
    * deleted document (`RecordedCollection.delete`). Without it both throw.
@@ -90,6 +93,7 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
         pollIntervalMs: options.pollIntervalMs ?? 1_000,
         batchSize: options.batchSize ?? 100,
         logger: options.logger,
+        telemetry: options.telemetry,
       });
       relay.start();
     },

@@ -59,7 +59,7 @@ export function segmentName(base: number): string {
 export function normalizeEventRecord(value: unknown): EventRecord | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const v = value as Record<string, unknown>;
-  const { id, type, source, time, subject, topic, data, traceparent, deadLetter } = v;
+  const { id, type, source, time, subject, topic, data, traceparent, tracestate, deadLetter } = v;
   if (
     typeof id !== "string" ||
     typeof type !== "string" ||
@@ -68,7 +68,8 @@ export function normalizeEventRecord(value: unknown): EventRecord | undefined {
     typeof subject !== "string" ||
     typeof topic !== "string" ||
     typeof data !== "string" ||
-    (traceparent !== undefined && typeof traceparent !== "string")
+    (traceparent !== undefined && typeof traceparent !== "string") ||
+    (tracestate !== undefined && typeof tracestate !== "string")
   ) {
     return undefined;
   }
@@ -82,6 +83,7 @@ export function normalizeEventRecord(value: unknown): EventRecord | undefined {
     data,
   };
   if (traceparent !== undefined) record.traceparent = traceparent;
+  if (tracestate !== undefined) record.tracestate = tracestate;
   if (deadLetter !== undefined) {
     const info = normalizeDeadLetter(deadLetter);
     if (info === undefined) return undefined;

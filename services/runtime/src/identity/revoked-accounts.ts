@@ -15,6 +15,7 @@ import { startConsumer } from "../events/event-consumer.js";
 import type { EventBus, Subscription } from "../events/event-bus.js";
 import type { EventLogger } from "../events/event-logger.js";
 import { eventContract, parseEventData } from "../events/event-factory.js";
+import { untraced } from "../telemetry/telemetry.js";
 import {
   DuplicateKeyError,
   type CollectionSpec,
@@ -83,6 +84,8 @@ export async function createRevocationFeed(options: RevocationFeedOptions): Prom
         group: options.group,
         topics: [eventContract(UserDeletedSchema).topic],
         logger: options.logger,
+        // Process plumbing (each process's copy of one fact), not a service's processing.
+        telemetry: untraced,
         handler: async (record, signal) => {
           if (record.type !== deletedType) return;
           const event = parseEventData(UserDeletedSchema, record);

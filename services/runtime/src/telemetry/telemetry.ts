@@ -66,6 +66,9 @@ const offTracer: Tracer = {
 };
 const offService: ServiceTelemetry = { enabled: false, tracer: offTracer };
 
+/** A service's telemetry that records nothing: for work deliberately left untraced (a replay). */
+export const untraced: ServiceTelemetry = offService;
+
 /** Telemetry that records nothing and costs nothing. */
 export const noTelemetry: Telemetry = {
   enabled: false,

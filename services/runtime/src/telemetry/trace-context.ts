@@ -1,9 +1,15 @@
 /**
  * W3C Trace Context (`traceparent`, `tracestate`): the one propagation format of the platform,
- * on HTTP and gRPC headers, in process and on the network alike (and, later, in Kafka record
- * headers).
+ * on HTTP and gRPC headers, in process and on the network alike, and in event records (their
+ * `traceparent` and `tracestate` fields; Kafka record headers of the same names).
  */
-import { ROOT_CONTEXT, type Context, type TextMapGetter, type TextMapSetter } from "@opentelemetry/api";
+import {
+  context,
+  ROOT_CONTEXT,
+  type Context,
+  type TextMapGetter,
+  type TextMapSetter,
+} from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 
 const propagator = new W3CTraceContextPropagator();
@@ -35,4 +41,34 @@ export function injectIntoHeaders(ctx: Context, headers: Headers): void {
 
 export function injectIntoRecord(ctx: Context, record: Record<string, string>): void {
   propagator.inject(ctx, record, recordSetter);
+}
+
+/** The W3C fields of a carrier such as an event record; both absent when it was not traced. */
+export interface TraceContextFields {
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+}
+
+/**
+ * The active span's context as W3C fields, empty when no span is active: always so with tracing
+ * off, which installs no context manager.
+ */
+export function activeTraceContext(): TraceContextFields {
+  const fields: Record<string, string> = {};
+  propagator.inject(context.active(), fields, recordSetter);
+  const { traceparent, tracestate } = fields;
+  return {
+    ...(traceparent === undefined ? {} : { traceparent }),
+    ...(tracestate === undefined ? {} : { tracestate }),
+  };
+}
+
+const fieldsGetter: TextMapGetter<TraceContextFields> = {
+  get: (fields, key) => (key === "traceparent" || key === "tracestate" ? fields[key] : undefined),
+  keys: () => ["traceparent", "tracestate"],
+};
+
+/** The remote context `fields` name (an event's cause), or the root context when none or a bad one. */
+export function contextFromFields(fields: TraceContextFields): Context {
+  return propagator.extract(ROOT_CONTEXT, fields, fieldsGetter);
 }
