@@ -37,6 +37,12 @@ const engineSettings = [
   "--output_format_json_quote_64bit_integers=1",
 ];
 
+/**
+ * chDB is ClickHouse in process: its spans say `clickhouse`, in its `default` database, with no
+ * server (docs/decisions.md "Telemetry").
+ */
+const chdbIdentity = { system: "clickhouse", namespace: "default" } as const;
+
 /** Opens the store on `dataDir`; throws `AnalyticsStoreError` if chDB cannot open it. */
 export function openChdbAnalyticsStore(options: ChdbAnalyticsStoreOptions): AnalyticsStore {
   let session: Session;
@@ -46,27 +52,30 @@ export function openChdbAnalyticsStore(options: ChdbAnalyticsStoreOptions): Anal
   } catch (error) {
     throw new AnalyticsStoreError("open", error);
   }
-  return storeOnEngine({
-    async command(text) {
-      await session.queryAsync(text, { format: "TabSeparated" });
+  return storeOnEngine(
+    {
+      async command(text) {
+        await session.queryAsync(text, { format: "TabSeparated" });
+      },
+      async insert(table, jsonEachRow) {
+        await session.insert({ table, values: Buffer.from(jsonEachRow), format: "JSONEachRow" });
+      },
+      async query<T>(text: string) {
+        const output = (await session.queryAsync(text, { format: "JSONEachRow" })).text();
+        return output
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line) as T);
+      },
+      async ping() {
+        await session.queryAsync("SELECT 1", { format: "TabSeparated" });
+        return true;
+      },
+      close() {
+        session.close();
+        return Promise.resolve();
+      },
     },
-    async insert(table, jsonEachRow) {
-      await session.insert({ table, values: Buffer.from(jsonEachRow), format: "JSONEachRow" });
-    },
-    async query<T>(text: string) {
-      const output = (await session.queryAsync(text, { format: "JSONEachRow" })).text();
-      return output
-        .split("\n")
-        .filter((line) => line !== "")
-        .map((line) => JSON.parse(line) as T);
-    },
-    async ping() {
-      await session.queryAsync("SELECT 1", { format: "TabSeparated" });
-      return true;
-    },
-    close() {
-      session.close();
-      return Promise.resolve();
-    },
-  });
+    chdbIdentity,
+  );
 }

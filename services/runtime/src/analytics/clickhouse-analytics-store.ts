@@ -29,33 +29,45 @@ export interface ClickHouseAnalyticsStoreOptions {
 }
 
 export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsStoreOptions): AnalyticsStore {
+  const database = options.database ?? "default";
   const client: ClickHouseClient = createClient({
     url: options.url,
-    database: options.database ?? "default",
+    database,
     request_timeout: options.requestTimeoutMs ?? 30_000,
     compression: { request: false, response: false },
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     log: { level: ClickHouseLogLevel.OFF },
   });
-  return storeOnEngine({
-    async command(text) {
-      await client.command({ query: text });
+  return storeOnEngine(
+    {
+      async command(text) {
+        await client.command({ query: text });
+      },
+      async insert(table, jsonEachRow) {
+        // `exec` sends our JSONEachRow text as it is (`insert` would JSON-encode it again).
+        const result = await client.exec({
+          query: `INSERT INTO ${identifier(table).text} FORMAT JSONEachRow`,
+          values: Readable.from([jsonEachRow], { objectMode: false }),
+        });
+        await finished(result.stream.resume());
+      },
+      async query<T>(text: string) {
+        const result = await client.query({ query: text, format: "JSONEachRow" });
+        return result.json<T>();
+      },
+      async ping() {
+        return (await client.ping()).success;
+      },
+      close: () => client.close(),
     },
-    async insert(table, jsonEachRow) {
-      // `exec` sends our JSONEachRow text as it is (`insert` would JSON-encode it again).
-      const result = await client.exec({
-        query: `INSERT INTO ${identifier(table).text} FORMAT JSONEachRow`,
-        values: Readable.from([jsonEachRow], { objectMode: false }),
-      });
-      await finished(result.stream.resume());
-    },
-    async query<T>(text: string) {
-      const result = await client.query({ query: text, format: "JSONEachRow" });
-      return result.json<T>();
-    },
-    async ping() {
-      return (await client.ping()).success;
-    },
-    close: () => client.close(),
-  });
+    { system: "clickhouse", namespace: database, server: serverOf(options.url) },
+  );
+}
+
+/** The server the URL names; its port, when the URL leaves it out, is the scheme's. */
+function serverOf(url: string): { address: string; port: number } {
+  const parsed = new URL(url);
+  const port = parsed.port === "" ? (parsed.protocol === "https:" ? 443 : 80) : Number(parsed.port);
+  // An IPv6 host comes bracketed; the conventions' address is the bare one.
+  return { address: parsed.hostname.replace(/^\[|\]$/g, ""), port };
 }
