@@ -23,7 +23,7 @@ import { mkdirSync } from "node:fs";
 import { Session } from "chdb";
 import type { AnalyticsStore } from "./analytics-store.js";
 import { AnalyticsStoreError } from "./analytics-store-error.js";
-import { storeOnEngine } from "./engine-store.js";
+import { storeOnEngine, type AnalyticsEngine } from "./engine-store.js";
 
 export interface ChdbAnalyticsStoreOptions {
   /** The engine's data folder; created if missing. */
@@ -52,30 +52,28 @@ export function openChdbAnalyticsStore(options: ChdbAnalyticsStoreOptions): Anal
   } catch (error) {
     throw new AnalyticsStoreError("open", error);
   }
-  return storeOnEngine(
-    {
-      async command(text) {
-        await session.queryAsync(text, { format: "TabSeparated" });
-      },
-      async insert(table, jsonEachRow) {
-        await session.insert({ table, values: Buffer.from(jsonEachRow), format: "JSONEachRow" });
-      },
-      async query<T>(text: string) {
-        const output = (await session.queryAsync(text, { format: "JSONEachRow" })).text();
-        return output
-          .split("\n")
-          .filter((line) => line !== "")
-          .map((line) => JSON.parse(line) as T);
-      },
-      async ping() {
-        await session.queryAsync("SELECT 1", { format: "TabSeparated" });
-        return true;
-      },
-      close() {
-        session.close();
-        return Promise.resolve();
-      },
+  const engine: AnalyticsEngine = {
+    async command(text) {
+      await session.queryAsync(text, { format: "TabSeparated" });
     },
-    chdbIdentity,
-  );
+    async insert(table, jsonEachRow) {
+      await session.insert({ table, values: Buffer.from(jsonEachRow), format: "JSONEachRow" });
+    },
+    async query<T>(text: string) {
+      const output = (await session.queryAsync(text, { format: "JSONEachRow" })).text();
+      return output
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as T);
+    },
+    async ping() {
+      await session.queryAsync("SELECT 1", { format: "TabSeparated" });
+      return true;
+    },
+    close() {
+      session.close();
+      return Promise.resolve();
+    },
+  };
+  return storeOnEngine(engine, chdbIdentity);
 }

@@ -16,7 +16,7 @@ import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
 import type { AnalyticsStore } from "./analytics-store.js";
-import { storeOnEngine } from "./engine-store.js";
+import { storeOnEngine, type AnalyticsEngine } from "./engine-store.js";
 import { identifier } from "./sql.js";
 
 export interface ClickHouseAnalyticsStoreOptions {
@@ -38,30 +38,28 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsStore
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     log: { level: ClickHouseLogLevel.OFF },
   });
-  return storeOnEngine(
-    {
-      async command(text) {
-        await client.command({ query: text });
-      },
-      async insert(table, jsonEachRow) {
-        // `exec` sends our JSONEachRow text as it is (`insert` would JSON-encode it again).
-        const result = await client.exec({
-          query: `INSERT INTO ${identifier(table).text} FORMAT JSONEachRow`,
-          values: Readable.from([jsonEachRow], { objectMode: false }),
-        });
-        await finished(result.stream.resume());
-      },
-      async query<T>(text: string) {
-        const result = await client.query({ query: text, format: "JSONEachRow" });
-        return result.json<T>();
-      },
-      async ping() {
-        return (await client.ping()).success;
-      },
-      close: () => client.close(),
+  const engine: AnalyticsEngine = {
+    async command(text) {
+      await client.command({ query: text });
     },
-    { system: "clickhouse", namespace: database, server: serverOf(options.url) },
-  );
+    async insert(table, jsonEachRow) {
+      // `exec` sends our JSONEachRow text as it is (`insert` would JSON-encode it again).
+      const result = await client.exec({
+        query: `INSERT INTO ${identifier(table).text} FORMAT JSONEachRow`,
+        values: Readable.from([jsonEachRow], { objectMode: false }),
+      });
+      await finished(result.stream.resume());
+    },
+    async query<T>(text: string) {
+      const result = await client.query({ query: text, format: "JSONEachRow" });
+      return result.json<T>();
+    },
+    async ping() {
+      return (await client.ping()).success;
+    },
+    close: () => client.close(),
+  };
+  return storeOnEngine(engine, { system: "clickhouse", namespace: database, server: serverOf(options.url) });
 }
 
 /** The server the URL names; its port, when the URL leaves it out, is the scheme's. */
