@@ -29,7 +29,8 @@ export interface DatabaseOperation {
 }
 
 /**
- * Runs `work` under a CLIENT span of `operation` when a span is active, plain otherwise. An
+ * Runs `work` inside a CLIENT span of `operation`, the child of the active span; plain when no
+ * span is active. The span is not made active: nothing below a store call makes spans. An
  * exception ends the span with status ERROR and `error.type` (its class name only: a message may
  * quote the data), unless `expected` says the caller branches on it (a duplicate key): then
  * `error.type` only, status unset, as a refused RPC leaves a server span.
