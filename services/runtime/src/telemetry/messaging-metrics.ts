@@ -41,8 +41,13 @@ function consumerInstruments(meter: Meter, system: string, group: string): Consu
         "messaging.operation.name": "process",
       };
       consumed.add(count, attributes);
-      if (error !== undefined) attributes["error.type"] = error instanceof Error ? error.name : "unknown";
-      duration.record(seconds, attributes);
+      // A new object: the SDK keeps the one it was given.
+      duration.record(
+        seconds,
+        error === undefined
+          ? attributes
+          : { ...attributes, "error.type": error instanceof Error ? error.name : "unknown" },
+      );
     },
   };
 }
