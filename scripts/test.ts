@@ -26,8 +26,9 @@
  *      with the service-port suite against its services' port), on FerretDB with the embedded
  *      bus, and on FerretDB with Kafka (both with ClickHouse);
  *   7. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
- *      and Order, behind
- *      a real Envoy: the acceptance suite through Envoy and the service-port suite against the
+ *      and Order, behind a real Envoy, every process and Envoy tracing into a private Jaeger:
+ *      the end-to-end trace of an order placed and paid (read back from Jaeger's API, with the
+ *      metrics), the acceptance suite through Envoy and the service-port suite against the
  *      services' own ports; no process may exit meanwhile.
  * Prints how long each step took, and ends with one line of totals.
  */
@@ -39,6 +40,7 @@ import { startCluster, type RunningCluster } from "./cluster/cluster.js";
 import { deployableServices, serviceUrlVariable, type ServiceName } from "./cluster/service-catalog.js";
 import { startClickHouse } from "./infra/clickhouse.js";
 import { startFerretDb } from "./infra/ferretdb.js";
+import { startJaeger, type JaegerInstance } from "./infra/jaeger.js";
 import { startKafka } from "./infra/kafka.js";
 import { startPlatformProcess, type PlatformProcess } from "./testing/platform-process.js";
 import { runStep, type StepResult } from "./testing/run-step.js";
@@ -182,7 +184,9 @@ try {
 
   const topology = "Envoy → services, FerretDB + Kafka, ClickHouse, 2 × product and order";
   let cluster: RunningCluster | undefined;
+  let jaeger: JaegerInstance | undefined;
   try {
+    jaeger = await startJaeger({ dataDir: join(scratch, "jaeger") });
     cluster = await startCluster({
       stateDir: join(scratch, "cluster"),
       mongodbUrl: ferret.url,
@@ -198,6 +202,13 @@ try {
         CLICKHOUSE_URL: analyticsOnKafka,
       },
       replicas: { product: 2, order: 2 },
+      // Every span and metric into the private Jaeger, exported within a second or two, so the
+      // tracing suite reads them back quickly (Envoy flushes every 5 s whatever is set here).
+      telemetry: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpHttpEndpoint,
+        OTEL_BSP_SCHEDULE_DELAY: "1000",
+        OTEL_METRIC_EXPORT_INTERVAL: "2000",
+      },
       logLevel: "warn",
       onIncident: (incident) =>
         process.stdout.write(`\n!!! ${incident.process} ${incident.exit}\n${incident.tail}\n`),
@@ -205,8 +216,19 @@ try {
   } catch (error) {
     failedToStart(`acceptance (${topology})`, error);
   }
-  if (cluster !== undefined) {
+  if (cluster !== undefined && jaeger !== undefined) {
     try {
+      await step(
+        `tracing end to end (${topology}, Jaeger): an order placed and paid, one trace per request, the metrics`,
+        bin("mocha"),
+        ["test/tracing/**/*.spec.ts"],
+        {
+          ...deployment,
+          BASE_URL: cluster.baseUrl,
+          JAEGER_QUERY_URL: jaeger.queryUrl,
+          JAEGER_METRICS_URL: jaeger.metricsUrl,
+        },
+      );
       await step(`acceptance (${topology})`, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
         ...deployment,
         BASE_URL: cluster.baseUrl,
@@ -222,6 +244,7 @@ try {
       await cluster.stop();
     }
   }
+  await jaeger?.stop();
 } finally {
   await Promise.all([ferret.stop(), ferretOfEmbeddedBus.stop(), kafka.stop(), clickHouse.stop()]);
   await rm(scratch, { recursive: true, force: true });

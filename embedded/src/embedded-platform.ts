@@ -40,6 +40,7 @@ import { createMongoStoreProvider } from "@commerce/runtime/store/mongo-store.js
 import { systemClock, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import { withClientSpans } from "@commerce/runtime/telemetry/rpc-client-spans.js";
 import { serverTelemetryByService } from "@commerce/runtime/telemetry/rpc-server-spans.js";
+import { withStoreSpans } from "@commerce/runtime/telemetry/store-spans.js";
 import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import { withCredential } from "@commerce/runtime/transport/credential-transport.js";
 import { createLazyTransport } from "@commerce/runtime/transport/lazy-transport.js";
@@ -97,7 +98,7 @@ export async function startPlatform({
   const peerTransport = withCredential(hostTransport, peerCredentialHeader, config.peerSecret);
   const contextFor = async (name: string): Promise<ServiceContext> => ({
     logger: logger.child({ service: name }),
-    store: await stores.open(`commerce_${name}`),
+    store: withStoreSpans(await stores.open(`commerce_${name}`), telemetry.forService(name)),
     bus,
     transport: withClientSpans(peerTransport, telemetry.forService(name), "connect_rpc"),
     clock,

@@ -145,6 +145,26 @@ describe("tracing in the embedded platform", () => {
       "rpc.service": "commerce.product.v1.InventoryService",
       "rpc.method": "ReserveStock",
     });
+    // The store's work: a CLIENT span per operation, under the SERVER span of the request.
+    const inserted = one(spans, (s) => s.name === "insert orders");
+    expect(serviceOf(inserted)).to.equal("commerce-order");
+    expect(inserted.kind).to.equal(SpanKind.CLIENT);
+    expect(inserted.parentSpanContext?.spanId).to.equal(order.spanContext().spanId);
+    expect(inserted.attributes).to.deep.equal({
+      "db.system.name": "commerce_embedded_store",
+      "db.namespace": "commerce_order",
+      "db.collection.name": "orders",
+      "db.operation.name": "insert",
+    });
+    const reservationWork = spans
+      .filter(
+        (s) => s.parentSpanContext?.spanId === reserved.spanContext().spanId && s.kind === SpanKind.CLIENT,
+      )
+      .map((s) => `${String(serviceOf(s))}: ${s.name} (${String(s.attributes["db.namespace"])})`);
+    expect(reservationWork).to.include.members([
+      "commerce-product: insert reservations (commerce_product)",
+      "commerce-product: update reservations (commerce_product)",
+    ]);
     for (const span of spans) expect(span.status.code, span.name).to.equal(SpanStatusCode.UNSET);
   });
 
@@ -214,6 +234,71 @@ describe("tracing in the embedded platform", () => {
       "messaging.consumer.group.name": "notification-service",
       "messaging.message.id": producer.attributes["messaging.message.id"],
     });
+    // The consumer's store work hangs under its CONSUMER span.
+    const stored = spans.filter(
+      (s) => s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === consumer.spanContext().spanId,
+    );
+    expect(stored.map((s) => s.name)).to.include("insert notifications");
+    for (const span of stored) {
+      expect(serviceOf(span)).to.equal("commerce-notification");
+      expect(span.attributes["db.namespace"]).to.equal("commerce_notification");
+    }
+  });
+
+  it("writes the stream processor's batches and reads the Analytics service's figures under ClickHouse spans", async () => {
+    const adminToken = await login(admin.email, admin.password);
+    const customer = {
+      fullName: "Meera Iyer",
+      email: "meera@tracing.test",
+      phoneNo: "+919876543212",
+      password: "pw-meera-123",
+    };
+    expect((await call("POST", "/api/auth/register", { body: customer })).status).to.equal(201);
+    const insert = await eventually(
+      () =>
+        exporter
+          .getFinishedSpans()
+          .find(
+            (s) => s.name === "INSERT user_event_rows" && serviceOf(s) === "commerce-analytics-processor",
+          ),
+      10_000,
+      "the stream processor's insert span",
+    );
+    expect(insert.kind).to.equal(SpanKind.CLIENT);
+    expect(insert.attributes).to.deep.equal({
+      "db.system.name": "clickhouse",
+      "db.namespace": "default",
+      "db.collection.name": "user_event_rows",
+      "db.operation.name": "INSERT",
+    });
+    // The batch's span ends after its statements' spans.
+    const batch = await eventually(
+      () =>
+        exporter.getFinishedSpans().find((s) => s.spanContext().spanId === insert.parentSpanContext?.spanId),
+      5_000,
+      "the batch's consumer span",
+    );
+    expect(batch.kind).to.equal(SpanKind.CONSUMER);
+    expect(batch.name).to.equal("process auth-events");
+    const rollups = exporter
+      .getFinishedSpans()
+      .filter((s) => s.parentSpanContext?.spanId === batch.spanContext().spanId)
+      .map((s) => s.name);
+    expect(rollups).to.deep.equal([
+      "INSERT user_event_rows",
+      "INSERT figures_by_second",
+      "INSERT figures_by_day",
+    ]);
+
+    exporter.reset();
+    expect((await call("GET", "/api/analytics/dashboard", { token: adminToken })).status).to.equal(200);
+    const spans = await traceOf((span) => span.name === "GET /api/analytics/dashboard");
+    const served = one(spans, (s) => s.kind === SpanKind.SERVER && serviceOf(s) === "commerce-analytics");
+    const read = one(spans, (s) => s.name === "SELECT figures_by_day");
+    expect(read.kind).to.equal(SpanKind.CLIENT);
+    expect(serviceOf(read)).to.equal("commerce-analytics");
+    expect(read.parentSpanContext?.spanId).to.equal(served.spanContext().spanId);
+    expect(JSON.stringify(spans.map((s) => s.attributes))).to.not.contain("meera");
   });
 
   it("records a refused call: the route template and the status, with no error for a client's mistake", async () => {
@@ -251,6 +336,8 @@ describe("tracing in the embedded platform", () => {
     const token = await login(admin.email, admin.password);
     const spans = await traceOf((span) => span.name === "POST /api/auth/login");
     expect(spans.map((s) => s.name)).to.include("commerce.auth.v1.AuthService/Login");
+    // The Auth service's reads of the account are in the trace: the check below covers them.
+    expect(spans.filter((s) => s.attributes["db.system.name"] !== undefined)).to.not.deep.equal([]);
     const recorded = JSON.stringify(
       spans.map((s) => ({
         name: s.name,

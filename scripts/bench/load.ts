@@ -3,7 +3,7 @@
  * against a loopback URL only. Returns throughput and latency percentiles.
  */
 import autocannon from "autocannon";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -52,6 +52,16 @@ export function cpuMicros(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** CPU time of a process and all its descendants (a launcher and what it runs), in µs. */
+export function treeCpuMicros(pid: number): number {
+  let total = cpuMicros(pid);
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+    for (const child of children === "" ? [] : children.split(" ")) total += treeCpuMicros(Number(child));
+  }
+  return total;
 }
 
 async function run(options: LoadOptions): Promise<LoadResult & { total: number }> {

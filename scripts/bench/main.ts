@@ -26,12 +26,16 @@
  *      GET /api/analytics/orders, embedded and on FerretDB + Kafka + ClickHouse; and each
  *      analytics endpoint's latency over a store seeded with a year of orders, on ClickHouse
  *      and on chDB (analytics-bench.ts).
+ *   9. what tracing costs: GET /api/products/{id} and orders placed per second in embedded mode
+ *      with tracing off, sampled at 10 % and at 100 %, exporting to a real Jaeger, then 10 %
+ *      with metrics (tracing-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
  * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,
- * BENCH_ONLY=login-flood, BENCH_ONLY=payment or BENCH_ONLY=analytics runs part 4, 5, 6, 7 or 8
- * alone (about a minute each; part 7, in the embedded and kafka passes of BENCH_MODES, about
- * two and a half; part 8 about seven and a half, two of them seeding a million orders twice);
+ * BENCH_ONLY=login-flood, BENCH_ONLY=payment, BENCH_ONLY=analytics or BENCH_ONLY=tracing runs
+ * part 4, 5, 6, 7, 8 or 9 alone (about a minute each; part 7, in the embedded and kafka passes of
+ * BENCH_MODES, about two and a half; part 8 about seven and a half, two of them seeding a
+ * million orders twice; part 9 about five);
  * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
@@ -56,6 +60,7 @@ import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
 import { benchPayments } from "./payment-bench.js";
 import { benchServicePort } from "./service-port-bench.js";
+import { benchTracing } from "./tracing-bench.js";
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8);
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32);
@@ -73,7 +78,7 @@ for (const [name, value] of Object.entries(analyticsSettings)) {
     throw new Error(`BENCH_ANALYTICS_${name.toUpperCase()} must be a positive integer, got ${value}`);
   }
 }
-const parts = ["service-port", "envoy", "login-flood", "payment", "analytics"];
+const parts = ["service-port", "envoy", "login-flood", "payment", "analytics", "tracing"];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
 }
@@ -219,6 +224,16 @@ async function analyticsLines(): Promise<string[]> {
   });
 }
 
+async function tracingLines(): Promise<string[]> {
+  return benchTracing({
+    scratch,
+    connections,
+    seconds,
+    admin,
+    platformEnv: (name) => platformEnv(scratch, name),
+  });
+}
+
 const scratch = await mkdtemp(join(tmpdir(), "commerce-bench-"));
 const lines: string[] = [];
 try {
@@ -315,6 +330,8 @@ try {
     }
   }
   if (only === undefined) lines.push("", ...(await analyticsLines()));
+  if (only === "tracing") lines.push(...(await tracingLines()));
+  if (only === undefined) lines.push("", ...(await tracingLines()));
 } finally {
   await rm(scratch, { recursive: true, force: true });
 }

@@ -12,7 +12,7 @@
 import autocannon from "autocannon";
 import { setTimeout as delay } from "node:timers/promises";
 import { jsonOk } from "../testing/loopback-json.js";
-import { formatResult, type LoadResult } from "./load.js";
+import { cpuMicros, formatResult, type LoadResult } from "./load.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
 
 export interface OrderBenchOptions {
@@ -32,7 +32,7 @@ export interface OrderBenchOptions {
 const seedStock = 1_000_000;
 const warmUpSeconds = 2;
 
-interface Seeded {
+export interface Seeded {
   readonly productIds: readonly string[];
   readonly tokens: readonly string[];
 }
@@ -43,7 +43,7 @@ async function orderLoad(
   seeded: Seeded,
   connections: number,
   seconds: number,
-): Promise<LoadResult> {
+): Promise<LoadResult & { total: number }> {
   let turn = 0;
   const result = await autocannon({
     url: new URL("/api/orders", baseUrl).toString(),
@@ -67,6 +67,7 @@ async function orderLoad(
     ],
   });
   return {
+    total: result.requests.total,
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -75,14 +76,22 @@ async function orderLoad(
   };
 }
 
-async function measureOrders(
+/**
+ * Orders placed per second after a warm-up, each request the next product and buyer in turn;
+ * with `cpuOfPid`, the server's CPU time per order too.
+ */
+export async function measureOrders(
   baseUrl: string,
   seeded: Seeded,
   connections: number,
   seconds: number,
+  cpuOfPid?: number,
 ): Promise<LoadResult> {
   await orderLoad(baseUrl, seeded, connections, warmUpSeconds);
-  return orderLoad(baseUrl, seeded, connections, seconds);
+  const before = cpuOfPid === undefined ? 0 : cpuMicros(cpuOfPid);
+  const { total, ...result } = await orderLoad(baseUrl, seeded, connections, seconds);
+  if (cpuOfPid === undefined || total === 0) return result;
+  return { ...result, cpuMicrosPerRequest: (cpuMicros(cpuOfPid) - before) / total };
 }
 
 /**

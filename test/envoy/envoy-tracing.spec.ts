@@ -10,34 +10,19 @@ import { expect } from "chai";
 import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../scripts/envoy/envoy-process.js";
 import { edgeServiceName, otlpExportOf } from "../../scripts/envoy/tracing.js";
 import { startJaeger, type JaegerInstance } from "../../scripts/infra/jaeger.js";
+import { spansOfTrace, type TracedSpan } from "../../scripts/infra/jaeger-query.js";
 import { waitUntil } from "../../scripts/infra/processes.js";
 import { startRecordingUpstream, type RecordingUpstream } from "./support/recording-upstream.js";
-
-interface JaegerSpan {
-  readonly traceID: string;
-  readonly spanID: string;
-  readonly operationName: string;
-  readonly processID: string;
-  readonly references: readonly { readonly refType: string; readonly spanID: string }[];
-}
-
-interface JaegerTrace {
-  readonly spans: readonly JaegerSpan[];
-  readonly processes: Readonly<Record<string, { readonly serviceName: string }>>;
-}
 
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
 /** Envoy's tracer flushes every 5 s (or every 5 spans): the trace is awaited that long and more. */
-async function edgeSpansOf(jaeger: JaegerInstance, traceId: string): Promise<JaegerSpan[]> {
-  let spans: JaegerSpan[] = [];
+async function edgeSpansOf(jaeger: JaegerInstance, traceId: string): Promise<TracedSpan[]> {
+  let spans: TracedSpan[] = [];
   await waitUntil(
     async () => {
-      const response = await fetch(`${jaeger.queryUrl}/api/traces/${traceId}`);
-      if (response.status !== 200) return false;
-      const traces = ((await response.json()) as { data: readonly JaegerTrace[] | null }).data ?? [];
-      spans = traces.flatMap((trace) =>
-        trace.spans.filter((span) => trace.processes[span.processID]?.serviceName === edgeServiceName),
+      spans = (await spansOfTrace(jaeger.queryUrl, traceId)).filter(
+        (span) => span.service === edgeServiceName,
       );
       return spans.length > 0;
     },
@@ -96,8 +81,9 @@ describe("Envoy's OpenTelemetry tracer", function () {
 
     const spans = await edgeSpansOf(jaeger, traceId ?? "");
     expect(spans, "the edge's spans of the trace").to.have.length(1);
-    expect(spans[0]?.spanID).to.equal(parentId);
-    expect(spans[0]?.references).to.deep.equal([]);
+    expect(spans[0]?.spanId).to.equal(parentId);
+    expect(spans[0]?.parentId).to.equal(undefined);
+    expect(spans[0]?.links).to.deep.equal([]);
   });
 
   it("continues a caller's traceparent instead of starting a trace", async function () {
@@ -111,9 +97,8 @@ describe("Envoy's OpenTelemetry tracer", function () {
 
     const spans = await edgeSpansOf(jaeger, callerTraceId);
     expect(spans).to.have.length(1);
-    expect(spans[0]?.spanID).to.equal(parentId);
-    expect(spans[0]?.references.map((reference) => [reference.refType, reference.spanID])).to.deep.equal([
-      ["CHILD_OF", callerSpanId],
-    ]);
+    expect(spans[0]?.spanId).to.equal(parentId);
+    expect(spans[0]?.parentId).to.equal(callerSpanId);
+    expect(spans[0]?.links).to.deep.equal([]);
   });
 });

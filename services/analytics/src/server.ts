@@ -7,6 +7,7 @@ import { migrateAnalyticsStore } from "@commerce/runtime/analytics/analytics-mig
 import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
 import { createHealthWatch } from "@commerce/runtime/server/health-watch.js";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { withAnalyticsSpans } from "@commerce/runtime/telemetry/analytics-spans.js";
 import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
 import { createAnalyticsFigures } from "./analytics-figures.js";
 import { createAnalyticsHandler } from "./analytics-handler.js";
@@ -24,7 +25,8 @@ export async function buildAnalyticsService(
   ctx: ServiceContext,
   options: AnalyticsOptions,
 ): Promise<ServiceModule> {
-  const { store } = options;
+  // Its statements as CLIENT spans under its own tracer, in either topology.
+  const store = withAnalyticsSpans(options.store, ctx.telemetry);
   await migrateAnalyticsStore(store, analyticsMigrations);
   const reports = createAnalyticsReports(createAnalyticsFigures(store), ctx.clock);
   // A failed query already answers 500; readiness tells the probes (and Envoy) before a query.

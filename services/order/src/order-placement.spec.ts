@@ -30,6 +30,7 @@ interface InsertFault {
 
 function withInsertFault(store: DocumentStore, fault: InsertFault): DocumentStore {
   return {
+    identity: store.identity,
     async collection<T extends StoredDocument>(spec: Parameters<DocumentStore["collection"]>[0]) {
       const inner = (await store.collection(spec)) as Collection<T>;
       if (spec.name !== "orders") return inner;

@@ -17,6 +17,7 @@ import { startBatchConsumer } from "@commerce/runtime/events/event-consumer.js";
 import { eventTopics } from "@commerce/runtime/events/event-topics.js";
 import { createHealthWatch } from "@commerce/runtime/server/health-watch.js";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { withAnalyticsSpans } from "@commerce/runtime/telemetry/analytics-spans.js";
 import { analyticsMigrations } from "../analytics-schema.js";
 import { createStreamProcessor } from "./stream-processor.js";
 
@@ -40,7 +41,8 @@ export async function buildAnalyticsProcessor(
   ctx: ServiceContext,
   options: ProcessorOptions,
 ): Promise<ServiceModule> {
-  const { store } = options;
+  // Its statements as CLIENT spans under its own tracer, in either topology.
+  const store = withAnalyticsSpans(options.store, ctx.telemetry);
   await migrateAnalyticsStore(store, analyticsMigrations);
   const health = createHealthWatch({
     name: "analytics store",

@@ -11,6 +11,7 @@
  * `AnalyticsStoreError`, which keeps the store's own message for the log and never shows it to
  * a client.
  */
+import type { DatabaseIdentity } from "../store/database-identity.js";
 import type { Sql, SqlValue } from "./sql.js";
 
 /** One row to insert: column name to value (see `encodeJsonEachRow` for how each is written). */
@@ -25,6 +26,8 @@ export type AnalyticsRow = Readonly<Record<string, SqlValue>>;
 export type ResultRow = Readonly<Record<string, unknown>>;
 
 export interface AnalyticsStore {
+  /** Which database this is, for its spans (telemetry/analytics-spans.ts). */
+  readonly identity: DatabaseIdentity;
   /** Runs a statement that returns no rows: DDL, `INSERT … VALUES`, `OPTIMIZE`. */
   command(statement: Sql): Promise<void>;
   /**

@@ -23,7 +23,7 @@ import { mkdirSync } from "node:fs";
 import { Session } from "chdb";
 import type { AnalyticsStore } from "./analytics-store.js";
 import { AnalyticsStoreError } from "./analytics-store-error.js";
-import { storeOnEngine } from "./engine-store.js";
+import { storeOnEngine, type AnalyticsEngine } from "./engine-store.js";
 
 export interface ChdbAnalyticsStoreOptions {
   /** The engine's data folder; created if missing. */
@@ -37,6 +37,12 @@ const engineSettings = [
   "--output_format_json_quote_64bit_integers=1",
 ];
 
+/**
+ * chDB is ClickHouse in process: its spans say `clickhouse`, in its `default` database, with no
+ * server (docs/decisions.md "Telemetry").
+ */
+const chdbIdentity = { system: "clickhouse", namespace: "default" } as const;
+
 /** Opens the store on `dataDir`; throws `AnalyticsStoreError` if chDB cannot open it. */
 export function openChdbAnalyticsStore(options: ChdbAnalyticsStoreOptions): AnalyticsStore {
   let session: Session;
@@ -46,7 +52,7 @@ export function openChdbAnalyticsStore(options: ChdbAnalyticsStoreOptions): Anal
   } catch (error) {
     throw new AnalyticsStoreError("open", error);
   }
-  return storeOnEngine({
+  const engine: AnalyticsEngine = {
     async command(text) {
       await session.queryAsync(text, { format: "TabSeparated" });
     },
@@ -68,5 +74,6 @@ export function openChdbAnalyticsStore(options: ChdbAnalyticsStoreOptions): Anal
       session.close();
       return Promise.resolve();
     },
-  });
+  };
+  return storeOnEngine(engine, chdbIdentity);
 }

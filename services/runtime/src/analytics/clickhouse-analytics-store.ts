@@ -16,7 +16,7 @@ import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
 import type { AnalyticsStore } from "./analytics-store.js";
-import { storeOnEngine } from "./engine-store.js";
+import { storeOnEngine, type AnalyticsEngine } from "./engine-store.js";
 import { identifier } from "./sql.js";
 
 export interface ClickHouseAnalyticsStoreOptions {
@@ -29,15 +29,16 @@ export interface ClickHouseAnalyticsStoreOptions {
 }
 
 export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsStoreOptions): AnalyticsStore {
+  const database = options.database ?? "default";
   const client: ClickHouseClient = createClient({
     url: options.url,
-    database: options.database ?? "default",
+    database,
     request_timeout: options.requestTimeoutMs ?? 30_000,
     compression: { request: false, response: false },
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
     log: { level: ClickHouseLogLevel.OFF },
   });
-  return storeOnEngine({
+  const engine: AnalyticsEngine = {
     async command(text) {
       await client.command({ query: text });
     },
@@ -57,5 +58,14 @@ export function createClickHouseAnalyticsStore(options: ClickHouseAnalyticsStore
       return (await client.ping()).success;
     },
     close: () => client.close(),
-  });
+  };
+  return storeOnEngine(engine, { system: "clickhouse", namespace: database, server: serverOf(options.url) });
+}
+
+/** The server the URL names; its port, when the URL leaves it out, is the scheme's. */
+function serverOf(url: string): { address: string; port: number } {
+  const parsed = new URL(url);
+  const port = parsed.port === "" ? (parsed.protocol === "https:" ? 443 : 80) : Number(parsed.port);
+  // An IPv6 host comes bracketed; the conventions' address is the bare one.
+  return { address: parsed.hostname.replace(/^\[|\]$/g, ""), port };
 }

@@ -4,6 +4,7 @@
  * nothing, rows are encoded as JSONEachRow, `ping` never throws, `close` is idempotent. An
  * adapter (ClickHouse over HTTP, chDB in process) only talks to its engine.
  */
+import type { DatabaseIdentity } from "../store/database-identity.js";
 import type { AnalyticsRow, AnalyticsStore, ResultRow } from "./analytics-store.js";
 import { AnalyticsStoreError, type AnalyticsOperation } from "./analytics-store-error.js";
 import { encodeJsonEachRow } from "./json-each-row.js";
@@ -20,7 +21,7 @@ export interface AnalyticsEngine {
   close(): Promise<void>;
 }
 
-export function storeOnEngine(engine: AnalyticsEngine): AnalyticsStore {
+export function storeOnEngine(engine: AnalyticsEngine, identity: DatabaseIdentity): AnalyticsStore {
   let closed = false;
 
   async function attempt<T>(operation: AnalyticsOperation, work: () => Promise<T>): Promise<T> {
@@ -33,6 +34,7 @@ export function storeOnEngine(engine: AnalyticsEngine): AnalyticsStore {
   }
 
   return {
+    identity,
     command: (statement: Sql) => attempt("command", () => engine.command(statement.text)),
 
     async insert(table: string, rows: readonly AnalyticsRow[]) {

@@ -20,6 +20,7 @@ import type { StoreProvider } from "../store/document-store.js";
 import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
 import { createMongoStoreProvider } from "../store/mongo-store.js";
 import { withClientSpans } from "../telemetry/rpc-client-spans.js";
+import { withStoreSpans } from "../telemetry/store-spans.js";
 import { serverTelemetryByService } from "../telemetry/rpc-server-spans.js";
 import { startTelemetry } from "../telemetry/telemetry.js";
 import { readTelemetrySettings } from "../telemetry/telemetry-settings.js";
@@ -122,7 +123,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
   const store = await stores.open(`commerce_${spec.name}`);
   const context: ServiceContext = {
     logger,
-    store,
+    store: withStoreSpans(store, serviceTelemetry),
     bus,
     transport: withClientSpans(
       withCredential(createRoutingTransport(byService), peerCredentialHeader, trust.peerSecret),

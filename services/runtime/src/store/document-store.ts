@@ -12,6 +12,7 @@
  *     each version with a unique-index insert before it writes there.
  * There is no `$inc`, no upsert and no multi-document transaction on purpose.
  */
+import type { DatabaseIdentity } from "./database-identity.js";
 
 /** Every stored document has an id; mutable documents also carry a version. */
 export interface StoredDocument {
@@ -84,6 +85,8 @@ export interface Collection<T extends StoredDocument> {
 
 /** One database: a service's own. */
 export interface DocumentStore {
+  /** Which database this is, for its spans (telemetry/store-spans.ts). */
+  readonly identity: DatabaseIdentity;
   /** Opens (creating if needed) a collection and its indexes. Idempotent. */
   collection<T extends StoredDocument>(spec: CollectionSpec<T>): Promise<Collection<T>>;
   close(): Promise<void>;

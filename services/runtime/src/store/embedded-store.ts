@@ -16,6 +16,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { acquireDatabaseLock } from "./database-lock.js";
+import type { DatabaseIdentity } from "./database-identity.js";
 import { DocumentQuery, fieldOf, isOperatorObject } from "./document-query.js";
 import {
   DuplicateKeyError,
@@ -334,19 +335,31 @@ class EmbeddedCollection implements Collection<StoredDocument> {
   }
 }
 
+/**
+ * The embedded store's `db.system.name`: the conventions name no such system, and it is not
+ * MongoDB (docs/decisions.md "Telemetry").
+ */
+export const embeddedStoreSystem = "commerce_embedded_store";
+
 class EmbeddedDocumentStore implements DocumentStore {
   private readonly collections = new Map<string, Promise<EmbeddedCollection>>();
   private closing: Promise<void> | undefined;
 
   private constructor(
+    readonly identity: DatabaseIdentity,
     private readonly dir: string,
     private readonly release: () => Promise<void>,
     private readonly onClose: () => void,
   ) {}
 
-  static async open(dir: string, onClose: () => void): Promise<EmbeddedDocumentStore> {
+  static async open(database: string, dir: string, onClose: () => void): Promise<EmbeddedDocumentStore> {
     await mkdir(dir, { recursive: true });
-    return new EmbeddedDocumentStore(dir, await acquireDatabaseLock(dir), onClose);
+    return new EmbeddedDocumentStore(
+      { system: embeddedStoreSystem, namespace: database },
+      dir,
+      await acquireDatabaseLock(dir),
+      onClose,
+    );
   }
 
   async collection<T extends StoredDocument>(spec: CollectionSpec<T>): Promise<Collection<T>> {
@@ -388,7 +401,9 @@ export function createEmbeddedStoreProvider(options: EmbeddedStoreOptions): Stor
       assertName("database", database);
       let store = stores.get(database);
       if (store === undefined) {
-        store = EmbeddedDocumentStore.open(join(options.dataDir, database), () => stores.delete(database));
+        store = EmbeddedDocumentStore.open(database, join(options.dataDir, database), () =>
+          stores.delete(database),
+        );
         stores.set(database, store);
         store.catch(() => stores.delete(database));
       }

@@ -29,6 +29,7 @@ import {
   type StoredDocument,
   type VersionedDocument,
 } from "./document-store.js";
+import type { DatabaseIdentity } from "./database-identity.js";
 
 export interface MongoStoreOptions {
   readonly url: string;
@@ -322,6 +323,7 @@ interface Backend {
 
 class MongoDocumentStore implements DocumentStore {
   constructor(
+    readonly identity: DatabaseIdentity,
     private readonly db: Db,
     private readonly backend: Backend,
     private readonly claimTimeoutMs: number,
@@ -365,6 +367,13 @@ class MongoDocumentStore implements DocumentStore {
 export function createMongoStoreProvider(options: MongoStoreOptions): StoreProvider {
   // ignoreUndefined: an undefined field is absent, as in the embedded store (not null).
   const client = new MongoClient(options.url, { ignoreUndefined: true });
+  // The server spans name: the connection string's host when it names one (a seed list of
+  // several names a replica set, of which no one host is the server).
+  const [host, ...others] = client.options.hosts;
+  const server =
+    host?.host !== undefined && host.port !== undefined && others.length === 0
+      ? { server: { address: host.host, port: host.port } }
+      : {};
   let backend: Promise<Backend> | undefined;
   const detect = async (): Promise<Backend> => {
     const info = await client.db("admin").command({ buildInfo: 1 });
@@ -376,6 +385,7 @@ export function createMongoStoreProvider(options: MongoStoreOptions): StoreProvi
       backend ??= detect();
       backend.catch(() => (backend = undefined));
       return new MongoDocumentStore(
+        { system: "mongodb", namespace: database, ...server },
         client.db(database),
         await backend,
         options.claimTimeoutMs ?? defaultClaimTimeoutMs,
