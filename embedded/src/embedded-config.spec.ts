@@ -60,6 +60,7 @@ describe("loadEmbeddedConfig", () => {
     expect(config.payment.gateway).to.deep.equal({ kind: "sandbox" });
     expect(config.telemetry).to.deep.equal({
       traces: undefined,
+      metrics: undefined,
       resourceAttributes: {},
       serviceName: undefined,
     });

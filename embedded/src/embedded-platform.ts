@@ -39,7 +39,7 @@ import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-st
 import { createMongoStoreProvider } from "@commerce/runtime/store/mongo-store.js";
 import { systemClock, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import { withClientSpans } from "@commerce/runtime/telemetry/rpc-client-spans.js";
-import { tracersByService } from "@commerce/runtime/telemetry/rpc-server-spans.js";
+import { serverTelemetryByService } from "@commerce/runtime/telemetry/rpc-server-spans.js";
 import { withStoreSpans } from "@commerce/runtime/telemetry/store-spans.js";
 import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import { withCredential } from "@commerce/runtime/transport/credential-transport.js";
@@ -133,7 +133,7 @@ export async function startPlatform({
     }),
     revoked,
     isReady: () => ready && modules.every((module) => module.isHealthy?.() ?? true),
-    tracing: tracersByService(modules, telemetry),
+    telemetry: serverTelemetryByService(modules, telemetry),
   });
 
   const { host: address } = config.process;

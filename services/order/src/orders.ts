@@ -39,6 +39,7 @@ import type {
   PricedProduct,
 } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { minorUnitsFromWire } from "@commerce/runtime/money/minor-units.js";
+import type { OrderMetrics } from "./order-metrics.js";
 import { canMove, type OrderStatus } from "./order-status.js";
 import { newOrderId, type OrderDocument, type OrderItem } from "./order-store.js";
 import type { StockReleases } from "./stock-releases.js";
@@ -70,6 +71,7 @@ export interface OrdersDeps {
   readonly events: EventFactory;
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly metrics: OrderMetrics;
 }
 
 const newestFirst = [
@@ -226,8 +228,9 @@ export function createOrders(deps: OrdersDeps): Orders {
         items,
         stockReleasePending: false,
       };
+      let stored: OrderDocument;
       try {
-        return await orders.insert(content, [placed], signal);
+        stored = await orders.insert(content, [placed], signal);
       } catch (error) {
         if ((await settleFailedInsert(content)) !== "landed") {
           throw unavailable("the order could not be stored; retry", error);
@@ -235,8 +238,10 @@ export function createOrders(deps: OrdersDeps): Orders {
         // It landed after all (a lost acknowledgement): answer with the order as stored.
         const landed = await orders.get(orderId);
         if (landed === undefined) throw unavailable("the order could not be stored; retry", error);
-        return landed;
+        stored = landed;
       }
+      deps.metrics.orderPlaced();
+      return stored;
     },
 
     async getOrder(caller, orderId, signal) {

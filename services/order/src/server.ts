@@ -12,6 +12,7 @@ import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.j
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { createOrderHandler } from "./order-handler.js";
+import { createOrderMetrics } from "./order-metrics.js";
 import { openOrderCollections } from "./order-store.js";
 import { createOrders } from "./orders.js";
 import { createPayableHandler } from "./payable-handler.js";
@@ -44,6 +45,7 @@ export async function buildOrderService(
     events: createEventFactory("/commerce/order"),
     clock: ctx.clock,
     logger: ctx.logger,
+    metrics: createOrderMetrics(ctx.telemetry.meter),
   });
   let payments: Subscription | undefined;
   return {

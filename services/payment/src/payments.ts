@@ -49,6 +49,7 @@ import type {
 import { parseCallbackBody } from "./callback-body.js";
 import type { PaymentGateway } from "./gateway/payment-gateway.js";
 import { isValidPaymentSignature, isValidWebhookSignature } from "./gateway/signatures.js";
+import type { PaymentMetrics } from "./payment-metrics.js";
 import { paymentIdOf, type GatewayOrderDocument, type PaymentDocument } from "./payment-store.js";
 
 export interface PaymentSecrets {
@@ -82,6 +83,7 @@ export interface PaymentsDeps {
   readonly events: EventFactory;
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly metrics: PaymentMetrics;
 }
 
 /** The answers of a callback that was accepted (200). */
@@ -182,8 +184,9 @@ export function createPayments(deps: PaymentsDeps): Payments {
         },
         paymentId,
       );
+      let inserted: PaymentDocument;
       try {
-        return await payments.insert(
+        inserted = await payments.insert(
           {
             _id: paymentId,
             orderId: order.orderId,
@@ -202,9 +205,12 @@ export function createPayments(deps: PaymentsDeps): Payments {
         );
       } catch (error) {
         // A concurrent create for the same order won (the same gateway order: same key), or
-        // this insert landed and its answer was lost: either way the stored one is the answer.
+        // this insert landed and its answer was lost: either way the stored one is the answer
+        // (and counted by the create that won, or not at all when the answer was lost).
         return stored(paymentId, error);
       }
+      deps.metrics.paymentReached("CREATED");
+      return inserted;
     },
 
     listMyPayments(caller, signal) {
@@ -269,6 +275,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
       );
       if (outcome === undefined) throw unavailable("the payment disappeared; retry");
       if (outcome.changed) {
+        deps.metrics.paymentReached(outcome.doc.status);
         logger.info({ paymentId: payment._id, status: outcome.doc.status }, "payment callback processed");
         return callbackMessages.processed;
       }

@@ -15,6 +15,7 @@ import { createSandboxGateway, isSandboxGateway } from "./gateway/sandbox-gatewa
 import { createPaymentHandler } from "./payment-handler.js";
 import type { PaymentSettings } from "./payment-settings.js";
 import { openPaymentCollections } from "./payment-store.js";
+import { createPaymentMetrics } from "./payment-metrics.js";
 import { createPayments } from "./payments.js";
 import { createSandboxCheckout } from "./sandbox-checkout.js";
 import { createSandboxCheckoutHandler } from "./sandbox-checkout-handler.js";
@@ -49,6 +50,7 @@ export async function buildPaymentService(
     events: createEventFactory("/commerce/payment"),
     clock: ctx.clock,
     logger: ctx.logger,
+    metrics: createPaymentMetrics(ctx.telemetry.meter),
   });
   const sandboxCheckout = createSandboxCheckout({
     sandbox: isSandboxGateway(gateway) ? gateway : undefined,

@@ -8,6 +8,11 @@
 import { createDeadLetterPublisher } from "./dead-letter-publisher.js";
 import type { BatchHandler, EventBus, EventHandler, Subscription } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
+import {
+  observeConsumerLag,
+  withBatchConsumerMetrics,
+  withConsumerMetrics,
+} from "../telemetry/messaging-metrics.js";
 import { withBatchConsumerSpan, withConsumerSpan } from "../telemetry/messaging-spans.js";
 import type { ServiceTelemetry } from "../telemetry/telemetry.js";
 import { withBatchRetries, withRetries, type RetryOptions } from "./retrying-handler.js";
@@ -19,7 +24,9 @@ export interface ConsumerOptions {
   readonly logger: EventLogger;
   /**
    * The consuming service's own (`ctx.telemetry`): with tracing on, each record (or batch) is
-   * handled under a CONSUMER span in the trace of its cause (messaging-spans.ts).
+   * handled under a CONSUMER span in the trace of its cause (messaging-spans.ts); with metrics
+   * on, the group's processing time, consumed records and lag are measured
+   * (messaging-metrics.ts).
    */
   readonly telemetry: ServiceTelemetry;
   /** Attempts before dead-lettering; 8 by default (about 25 s of backoff in total). */
@@ -35,16 +42,27 @@ export interface BatchConsumerOptions extends Omit<ConsumerOptions, "handler"> {
 }
 
 export function startConsumer(bus: EventBus, options: ConsumerOptions): Promise<Subscription> {
-  return bus.subscribe({
-    group: options.group,
-    topics: options.topics,
-    handler: withConsumerSpan(
-      withRetries(options.handler, retryOptions(bus, options)),
-      options.telemetry,
-      bus.messagingSystem,
-      options.group,
-    ),
-  });
+  const { telemetry, group } = options;
+  const system = bus.messagingSystem;
+  return withLagObserved(
+    bus,
+    options,
+    bus.subscribe({
+      group,
+      topics: options.topics,
+      handler: withConsumerSpan(
+        withConsumerMetrics(
+          withRetries(options.handler, retryOptions(bus, options)),
+          telemetry,
+          system,
+          group,
+        ),
+        telemetry,
+        system,
+        group,
+      ),
+    }),
+  );
 }
 
 /**
@@ -52,18 +70,45 @@ export function startConsumer(bus: EventBus, options: ConsumerOptions): Promise<
  * the record that fails alone goes to the dead-letter topic (see `withBatchRetries`).
  */
 export function startBatchConsumer(bus: EventBus, options: BatchConsumerOptions): Promise<Subscription> {
-  return bus.subscribeBatch({
-    group: options.group,
-    topics: options.topics,
-    maxRecords: options.maxRecords,
-    maxWaitMs: options.maxWaitMs,
-    handler: withBatchConsumerSpan(
-      withBatchRetries(options.handler, retryOptions(bus, options)),
-      options.telemetry,
-      bus.messagingSystem,
-      options.group,
-    ),
-  });
+  const { telemetry, group } = options;
+  const system = bus.messagingSystem;
+  return withLagObserved(
+    bus,
+    options,
+    bus.subscribeBatch({
+      group,
+      topics: options.topics,
+      maxRecords: options.maxRecords,
+      maxWaitMs: options.maxWaitMs,
+      handler: withBatchConsumerSpan(
+        withBatchConsumerMetrics(
+          withBatchRetries(options.handler, retryOptions(bus, options)),
+          telemetry,
+          system,
+          group,
+        ),
+        telemetry,
+        system,
+        group,
+      ),
+    }),
+  );
+}
+
+/** The subscription, its group's lag observed from when it started until it closes. */
+async function withLagObserved(
+  bus: EventBus,
+  options: Omit<ConsumerOptions, "handler">,
+  subscribing: Promise<Subscription>,
+): Promise<Subscription> {
+  const subscription = await subscribing;
+  const stopObserving = observeConsumerLag(options.telemetry, bus, options.group, options.topics);
+  return {
+    async close() {
+      stopObserving();
+      await subscription.close();
+    },
+  };
 }
 
 function retryOptions(bus: EventBus, options: Omit<ConsumerOptions, "handler">): RetryOptions {

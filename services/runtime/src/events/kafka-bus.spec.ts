@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { Kafka, Partitioners, logLevel, type IHeaders } from "kafkajs";
+import { consumerMetricsContract } from "../telemetry/consumer-metrics.contract.js";
 import { untraced } from "../telemetry/telemetry.js";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -208,6 +209,11 @@ describe("createKafkaBus", function () {
         }),
       deliveryTimeoutMs: 15_000,
     });
+  });
+
+  describe("consumer metrics", () => {
+    // Lag from the group's committed offsets and the partitions' high watermarks.
+    consumerMetricsContract(() => open({ partitions: 3 }), 15_000);
   });
 
   it("creates the configured topics at start, and others when first used, with the configured partitions", async () => {

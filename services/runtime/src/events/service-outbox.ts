@@ -10,13 +10,17 @@ import type { EventBus } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import type { EventCarrierDocument, OutboxCarrier, OutboxEntry } from "./outbox.js";
 import { createOutboxRelay, type OutboxRelay } from "./outbox-relay.js";
+import { observeOutboxBacklog } from "../telemetry/outbox-metrics.js";
 import type { ServiceTelemetry } from "../telemetry/telemetry.js";
 import { createRecordedCollection, type RecordedCollection } from "./recorded-collection.js";
 
 export interface ServiceOutboxOptions {
   readonly bus: EventBus;
   readonly logger: EventLogger;
-  /** The service's own (`ctx.telemetry`): the relay's publish spans report under its name. */
+  /**
+   * The service's own (`ctx.telemetry`): the relay's publish spans and the outbox backlog
+   * (`commerce.outbox.backlog`, while started) report under its name.
+   */
   readonly telemetry: ServiceTelemetry;
   /**
    * Documents that only carry events: events that change no state (`record`) and events of a
@@ -47,6 +51,7 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
   const collections: Collection<OutboxCarrier>[] = [];
   if (options.carriers !== undefined) collections.push(options.carriers);
   let relay: OutboxRelay | undefined;
+  let stopObserving: (() => void) | undefined;
 
   const written = (): void => relay?.kick();
 
@@ -96,9 +101,13 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
         telemetry: options.telemetry,
       });
       relay.start();
+      if (options.telemetry.metered)
+        stopObserving ??= observeOutboxBacklog(options.telemetry.meter, collections);
     },
 
     async stop() {
+      stopObserving?.();
+      stopObserving = undefined;
       await relay?.stop();
     },
 

@@ -13,8 +13,7 @@ import { createErrorInterceptor } from "../errors/error-interceptor.js";
 import type { RequestTrust } from "../identity/request-trust.js";
 import type { RevokedAccounts } from "../identity/revoked-accounts.js";
 import type { Logger } from "../logging/logger.js";
-import type { Tracer } from "@opentelemetry/api";
-import { createServerSpanInterceptor } from "../telemetry/rpc-server-spans.js";
+import { createServerTelemetryInterceptor, type RpcServerTelemetry } from "../telemetry/rpc-server-spans.js";
 import { createValidationInterceptor } from "../validation/validation-interceptor.js";
 import {
   createDualProtocolServer,
@@ -45,10 +44,11 @@ export interface ServiceHostOptions {
   /** Readiness for `/readyz` and gRPC health: dependencies reachable, start-up work done. */
   readonly isReady: () => boolean;
   /**
-   * The tracer of the service that owns an RPC service (telemetry/rpc-server-spans.ts
-   * `tracersByService`); absent when tracing is off: no span, no interceptor.
+   * The tracer and meter of the service that owns an RPC service (telemetry/rpc-server-spans.ts
+   * `serverTelemetryByService`); absent when telemetry is off: no span, no metric, no
+   * interceptor.
    */
-  readonly tracing?: ((serviceTypeName: string) => Tracer | undefined) | undefined;
+  readonly telemetry?: ((serviceTypeName: string) => RpcServerTelemetry | undefined) | undefined;
 }
 
 export interface ServiceHost {
@@ -71,7 +71,7 @@ const unlimitedSignalListeners: Interceptor = (next) => (req) => {
 
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const interceptors: Interceptor[] = [
-    ...(options.tracing === undefined ? [] : [createServerSpanInterceptor(options.tracing)]),
+    ...(options.telemetry === undefined ? [] : [createServerTelemetryInterceptor(options.telemetry)]),
     createErrorInterceptor(options.logger),
     createAccessInterceptor(options.trust, options.revoked, [Health.typeName]),
     createValidationInterceptor(),

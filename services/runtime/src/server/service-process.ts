@@ -21,7 +21,7 @@ import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
 import { createMongoStoreProvider } from "../store/mongo-store.js";
 import { withClientSpans } from "../telemetry/rpc-client-spans.js";
 import { withStoreSpans } from "../telemetry/store-spans.js";
-import { tracersByService } from "../telemetry/rpc-server-spans.js";
+import { serverTelemetryByService } from "../telemetry/rpc-server-spans.js";
 import { startTelemetry } from "../telemetry/telemetry.js";
 import { readTelemetrySettings } from "../telemetry/telemetry-settings.js";
 import { systemClock } from "../time/wall-clock.js";
@@ -150,7 +150,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     trust: createRequestTrust(trust),
     revoked,
     isReady: () => ready && (module.isHealthy?.() ?? true),
-    tracing: tracersByService([{ name: spec.name, services: module.services }], telemetry),
+    telemetry: serverTelemetryByService([{ name: spec.name, services: module.services }], telemetry),
   });
   const port = await host.listen(processSettings.port, processSettings.host);
   await module.start();

@@ -1,28 +1,40 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { context, SpanKind, trace, type Tracer } from "@opentelemetry/api";
+import { context, SpanKind, trace, type Histogram, type Tracer } from "@opentelemetry/api";
 import type { Interceptor } from "@connectrpc/connect";
+import { performance } from "node:perf_hooks";
 import { endRpcSpan, rpcAttributes, rpcSpanName, type RpcSystem } from "./rpc-span-attributes.js";
+import { createRpcServerDuration, rpcOutcomeAttributes } from "./rpc-server-metrics.js";
 import type { Telemetry } from "./telemetry.js";
 import { contextFromHeaders } from "./trace-context.js";
 
+/** What the server interceptor records a call with: the owning service's tracer and histogram. */
+export interface RpcServerTelemetry {
+  /** A no-op tracer when tracing is off. */
+  readonly tracer: Tracer;
+  /** `rpc.server.call.duration` on the service's meter (rpc-server-metrics.ts); no-op when off. */
+  readonly duration: Histogram;
+}
+
 /**
- * The outermost server interceptor when tracing is on: a SERVER span per call, child of the
- * context the caller sent (`traceparent` from Envoy, the local edge or a peer) and active while
- * the handler runs, so that its peer calls and log lines belong to it. `tracerFor` names the
- * tracer of the service that owns the method (one host serves every module in embedded mode);
- * services it gives none for (gRPC health, probed every few seconds) are not traced.
+ * The outermost server interceptor when tracing or metrics are on: a SERVER span per call,
+ * child of the context the caller sent (`traceparent` from Envoy, the local edge or a peer) and
+ * active while the handler runs, so that its peer calls and log lines belong to it; and the
+ * call's duration and outcome in `rpc.server.call.duration`. `telemetryFor` names the telemetry
+ * of the service that owns the method (one host serves every module in embedded mode); services
+ * it gives none for (gRPC health, probed every few seconds) are neither traced nor measured.
  */
-export function createServerSpanInterceptor(
-  tracerFor: (serviceTypeName: string) => Tracer | undefined,
+export function createServerTelemetryInterceptor(
+  telemetryFor: (serviceTypeName: string) => RpcServerTelemetry | undefined,
 ): Interceptor {
   return (next) => async (req) => {
-    const tracer = tracerFor(req.service.typeName);
-    if (tracer === undefined) return next(req);
+    const telemetry = telemetryFor(req.service.typeName);
+    if (telemetry === undefined) return next(req);
+    const started = performance.now();
     const system: RpcSystem = req.header.get("content-type")?.startsWith("application/grpc")
       ? "grpc"
       : "connect_rpc";
     const parent = contextFromHeaders(req.header);
-    const span = tracer.startSpan(
+    const span = telemetry.tracer.startSpan(
       rpcSpanName(req.method),
       { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method, system) },
       parent,
@@ -35,23 +47,29 @@ export function createServerSpanInterceptor(
       throw error;
     } finally {
       endRpcSpan(span, system, failure, "server");
+      telemetry.duration.record(
+        (performance.now() - started) / 1000,
+        rpcOutcomeAttributes(req.method, system, failure),
+      );
     }
   };
 }
 
 /**
- * Which tracer serves each RPC service of `modules` (each module's own), for a host's server
- * spans; undefined when tracing is off, so that the host adds no interceptor at all.
+ * What each RPC service of `modules` is recorded with (its module's own tracer and meter), for a
+ * host's server interceptor; undefined when telemetry is off, so that the host adds no
+ * interceptor at all.
  */
-export function tracersByService(
+export function serverTelemetryByService(
   modules: readonly { readonly name: string; readonly services: readonly DescService[] }[],
   telemetry: Telemetry,
-): ((serviceTypeName: string) => Tracer | undefined) | undefined {
+): ((serviceTypeName: string) => RpcServerTelemetry | undefined) | undefined {
   if (!telemetry.enabled) return undefined;
-  const tracers = new Map<string, Tracer>();
+  const byService = new Map<string, RpcServerTelemetry>();
   for (const module of modules) {
-    const { tracer } = telemetry.forService(module.name);
-    for (const service of module.services) tracers.set(service.typeName, tracer);
+    const { tracer, meter } = telemetry.forService(module.name);
+    const recorded: RpcServerTelemetry = { tracer, duration: createRpcServerDuration(meter) };
+    for (const service of module.services) byService.set(service.typeName, recorded);
   }
-  return (typeName) => tracers.get(typeName);
+  return (typeName) => byService.get(typeName);
 }

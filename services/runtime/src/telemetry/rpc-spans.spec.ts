@@ -14,7 +14,7 @@ import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { codeOf } from "../testing/service-harness.js";
 import { ProductSchema, ProductService } from "../../gen/commerce/product/v1/product_pb.js";
 import { withClientSpans } from "./rpc-client-spans.js";
-import { tracersByService } from "./rpc-server-spans.js";
+import { serverTelemetryByService } from "./rpc-server-spans.js";
 import { noTelemetry, startTelemetry, type Telemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
 
@@ -58,7 +58,7 @@ function productHost(telemetry: Telemetry, logger: Logger): ServiceHost {
     trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
     revoked: noRevokedAccounts,
     isReady: () => true,
-    tracing: tracersByService([{ name: "product", services: [ProductService] }], telemetry),
+    telemetry: serverTelemetryByService([{ name: "product", services: [ProductService] }], telemetry),
   });
 }
 
@@ -173,7 +173,9 @@ describe("telemetry off", () => {
     const span = service.tracer.startSpan("nothing");
     expect(span.isRecording()).to.equal(false);
     expect(trace.isSpanContextValid(span.spanContext())).to.equal(false);
-    expect(tracersByService([{ name: "product", services: [ProductService] }], off)).to.equal(undefined);
+    expect(serverTelemetryByService([{ name: "product", services: [ProductService] }], off)).to.equal(
+      undefined,
+    );
     const { logger, lines } = capturedLogger();
     const host = productHost(off, logger);
     expect(withClientSpans(host.transport, service, "grpc")).to.equal(host.transport);

@@ -47,6 +47,59 @@ describe("readTelemetrySettings", () => {
     expect(read({ ...endpoint, OTEL_SDK_DISABLED: "false" }).traces).to.not.equal(undefined);
   });
 
+  it("turns metrics on like tracing, each signal independently, with the specification's defaults", () => {
+    expect(read({}).metrics).to.equal(undefined);
+    expect(read({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" }).metrics).to.deep.equal({
+      endpoint: "http://collector:4318/v1/metrics",
+      headers: {},
+      exportIntervalMs: 60_000,
+      exportTimeoutMs: 30_000,
+    });
+    expect(read({ OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "https://c/custom" }).metrics?.endpoint).to.equal(
+      "https://c/custom",
+    );
+    expect(read({ OTEL_TRACES_EXPORTER: "otlp" }).metrics?.endpoint).to.equal(
+      "http://localhost:4318/v1/metrics",
+    );
+    const metricsOnly = read({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_TRACES_EXPORTER: "none" });
+    expect(metricsOnly.traces).to.equal(undefined);
+    expect(metricsOnly.metrics?.endpoint).to.equal("http://c:4318/v1/metrics");
+    const tracesOnly = read({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_METRICS_EXPORTER: "none" });
+    expect(tracesOnly.traces?.endpoint).to.equal("http://c:4318/v1/traces");
+    expect(tracesOnly.metrics).to.equal(undefined);
+    expect(
+      read({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }).metrics,
+    ).to.equal(undefined);
+  });
+
+  it("reads the metrics' export interval and timeout, and their own headers", () => {
+    const settings = read({
+      OTEL_METRICS_EXPORTER: "otlp",
+      OTEL_METRIC_EXPORT_INTERVAL: "1000",
+      OTEL_METRIC_EXPORT_TIMEOUT: "5000",
+      OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20abc,x-tenant=shop",
+      OTEL_EXPORTER_OTLP_METRICS_HEADERS: "x-tenant=metrics",
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/protobuf",
+    });
+    // The timeout never exceeds the interval (the reader refuses that).
+    expect(settings.metrics).to.deep.include({ exportIntervalMs: 1000, exportTimeoutMs: 1000 });
+    expect(settings.metrics?.headers).to.deep.equal({ authorization: "Bearer abc", "x-tenant": "metrics" });
+    expect(settings.traces?.headers).to.deep.equal({ authorization: "Bearer abc", "x-tenant": "shop" });
+    expect(
+      problemsOf({
+        OTEL_METRIC_EXPORT_INTERVAL: "0",
+        OTEL_METRIC_EXPORT_TIMEOUT: "1.5s",
+        OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "grpc",
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "collector:4318",
+      }),
+    ).to.deep.equal([
+      'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT must use http: or https:, got "collector:"',
+      'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL must be http/protobuf (the only OTLP protocol supported), got "grpc"',
+      'OTEL_METRIC_EXPORT_INTERVAL must be a positive whole number of milliseconds, got "0"',
+      'OTEL_METRIC_EXPORT_TIMEOUT must be a positive whole number of milliseconds, got "1.5s"',
+    ]);
+  });
+
   it("reads the sampler, its ratio, headers, resource attributes and the service name", () => {
     const settings = read({
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",

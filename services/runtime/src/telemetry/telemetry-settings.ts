@@ -2,7 +2,7 @@
  * The standard OpenTelemetry variables (`OTEL_*`), read once at start with every other setting,
  * problems collected (config/env-reader.ts). Telemetry is off, and costs nothing, unless an
  * exporter is configured: an OTLP endpoint, or `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER`
- * set explicitly; `OTEL_SDK_DISABLED=true` always wins (docs/decisions.md, "Telemetry").
+ * set explicitly, each signal unless its exporter is `none`; `OTEL_SDK_DISABLED=true` always wins (docs/decisions.md, "Telemetry").
  */
 import type { EnvReader } from "../config/env-reader.js";
 
@@ -33,9 +33,22 @@ export interface TracesExportSettings {
   readonly samplerRatio: number;
 }
 
+export interface MetricsExportSettings {
+  /** Where metrics go: OTLP over HTTP with protobuf bodies (`…/v1/metrics`). */
+  readonly endpoint: string;
+  /** `OTEL_EXPORTER_OTLP_HEADERS` / `…_METRICS_HEADERS`. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** `OTEL_METRIC_EXPORT_INTERVAL`: milliseconds between two exports (60 000 by default). */
+  readonly exportIntervalMs: number;
+  /** `OTEL_METRIC_EXPORT_TIMEOUT`: the longest an export may take (30 000 ms by default). */
+  readonly exportTimeoutMs: number;
+}
+
 export interface TelemetrySettings {
   /** Undefined: tracing is off (nothing configured, disabled, or `OTEL_TRACES_EXPORTER=none`). */
   readonly traces: TracesExportSettings | undefined;
+  /** Undefined: metrics are off (nothing configured, disabled, or `OTEL_METRICS_EXPORTER=none`). */
+  readonly metrics: MetricsExportSettings | undefined;
   /** `OTEL_RESOURCE_ATTRIBUTES`, decoded. */
   readonly resourceAttributes: Readonly<Record<string, string>>;
   /**
@@ -55,32 +68,49 @@ export function readTelemetrySettings(env: EnvReader): TelemetrySettings {
   const metricsExporter = readExporter(env, "OTEL_METRICS_EXPORTER");
   const baseEndpoint = env.url("OTEL_EXPORTER_OTLP_ENDPOINT", ["http:", "https:"]);
   const tracesEndpoint = env.url("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", ["http:", "https:"]);
+  const metricsEndpoint = env.url("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", ["http:", "https:"]);
   const configured =
     baseEndpoint !== undefined ||
     tracesEndpoint !== undefined ||
-    env.string("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") !== undefined ||
+    metricsEndpoint !== undefined ||
     tracesExporter !== undefined ||
     metricsExporter !== undefined;
-  for (const name of ["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"]) {
+  for (const name of [
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+  ]) {
     const protocol = env.string(name);
     if (protocol !== undefined && protocol !== "http/protobuf") {
       env.problem(`${name} must be http/protobuf (the only OTLP protocol supported), got "${protocol}"`);
     }
   }
-  const headers = {
-    ...readKeyValues(env, "OTEL_EXPORTER_OTLP_HEADERS"),
-    ...readKeyValues(env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
-  };
+  const commonHeaders = readKeyValues(env, "OTEL_EXPORTER_OTLP_HEADERS");
+  const headers = { ...commonHeaders, ...readKeyValues(env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS") };
+  const metricsHeaders = { ...commonHeaders, ...readKeyValues(env, "OTEL_EXPORTER_OTLP_METRICS_HEADERS") };
+  const exportIntervalMs = readMilliseconds(env, "OTEL_METRIC_EXPORT_INTERVAL", 60_000);
+  const exportTimeoutMs = readMilliseconds(env, "OTEL_METRIC_EXPORT_TIMEOUT", 30_000);
   const { sampler, samplerRatio } = readSampler(env);
   const resourceAttributes = readKeyValues(env, "OTEL_RESOURCE_ATTRIBUTES");
   const tracing = configured && disabled !== true && tracesExporter !== "none";
+  const metering = configured && disabled !== true && metricsExporter !== "none";
+  const base = (baseEndpoint ?? defaultEndpoint).replace(/\/+$/, "");
   return {
     traces: tracing
       ? {
-          endpoint: tracesEndpoint ?? `${(baseEndpoint ?? defaultEndpoint).replace(/\/+$/, "")}/v1/traces`,
+          endpoint: tracesEndpoint ?? `${base}/v1/traces`,
           headers,
           sampler,
           samplerRatio,
+        }
+      : undefined,
+    metrics: metering
+      ? {
+          endpoint: metricsEndpoint ?? `${base}/v1/metrics`,
+          headers: metricsHeaders,
+          // The reader requires the timeout not to exceed the interval.
+          exportIntervalMs,
+          exportTimeoutMs: Math.min(exportTimeoutMs, exportIntervalMs),
         }
       : undefined,
     resourceAttributes,
@@ -93,6 +123,18 @@ function readBoolean(env: EnvReader, name: string): boolean | undefined {
   if (raw === undefined) return undefined;
   if (raw !== "true" && raw !== "false") env.problem(`${name} must be true or false, got "${env.raw(name)}"`);
   return raw === "true";
+}
+
+/** A whole number of milliseconds, at least 1. */
+function readMilliseconds(env: EnvReader, name: string, fallback: number): number {
+  const raw = env.string(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || !Number.isSafeInteger(value)) {
+    env.problem(`${name} must be a positive whole number of milliseconds, got "${raw}"`);
+    return fallback;
+  }
+  return value;
 }
 
 function readExporter(env: EnvReader, name: string): string | undefined {

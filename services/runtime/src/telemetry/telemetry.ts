@@ -1,20 +1,32 @@
 /**
- * Tracing for a process: one TracerProvider per service it runs, so that every module of the
- * embedded platform reports under its own `service.name` (`commerce-<name>`), all sharing one
- * export pipeline (a batch processor over one OTLP/HTTP exporter). Nothing is registered
- * globally but the context manager (AsyncLocalStorage), which carries the active span across
- * awaits so that peer calls and log lines find it. Off — no SDK started, no context manager, a
- * no-op tracer — unless the settings configure an exporter (telemetry-settings.ts).
+ * Tracing and metrics for a process: one TracerProvider and one MeterProvider per service it
+ * runs, so that every module of the embedded platform reports under its own `service.name`
+ * (`commerce-<name>`). The tracer providers share one export pipeline (a batch processor over
+ * one OTLP/HTTP exporter); each meter provider has its own periodic reader and exporter, as a
+ * reader belongs to one provider. Nothing is registered globally but the context manager
+ * (AsyncLocalStorage), which carries the active span across awaits so that peer calls and log
+ * lines find it. Each signal is off — no SDK started, a no-op tracer or meter — unless the
+ * settings configure it (telemetry-settings.ts).
  *
- * Services get their tracer from their context (`ctx.telemetry.tracer`), never from the global
- * API, which knows one provider per process.
+ * Services get their tracer and meter from their context (`ctx.telemetry`), never from the
+ * global API, which knows one provider per process.
  */
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
-import { context, INVALID_SPAN_CONTEXT, trace, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  createNoopMeter,
+  INVALID_SPAN_CONTEXT,
+  trace,
+  type Meter,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { resourceFromAttributes } from "@opentelemetry/resources";
+import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from "@opentelemetry/sdk-metrics";
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -26,17 +38,22 @@ import {
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
-import type { TelemetrySettings, TracesExportSettings } from "./telemetry-settings.js";
+import type { MetricsExportSettings, TelemetrySettings, TracesExportSettings } from "./telemetry-settings.js";
 
 /** What a service sees of telemetry. */
 export interface ServiceTelemetry {
-  /** Whether spans are recorded at all; false: `tracer` is a no-op and nothing is exported. */
+  /** Whether spans are recorded at all; false: `tracer` is a no-op and no span is exported. */
   readonly enabled: boolean;
   /** Reports under the service's own `service.name`. */
   readonly tracer: Tracer;
+  /** Whether metrics are recorded at all; false: `meter` is the API's no-op meter. */
+  readonly metered: boolean;
+  /** Reports under the service's own `service.name`, like `tracer`. */
+  readonly meter: Meter;
 }
 
 export interface Telemetry {
+  /** Whether anything is recorded: spans, metrics or both. */
   readonly enabled: boolean;
   /** The telemetry of the service `name`, reporting as `commerce-<name>`. */
   forService(name: string): ServiceTelemetry;
@@ -52,6 +69,11 @@ export interface TelemetryOptions {
   readonly singleService: boolean;
   /** Where spans go instead of the OTLP exporter (tests: an in-memory exporter's processor). */
   readonly spanProcessor?: SpanProcessor;
+  /**
+   * The reader of the service `serviceName`'s meter provider instead of a periodic OTLP export
+   * (tests: one they collect from). A reader serves one provider: a new one per call.
+   */
+  readonly metricReader?: (serviceName: string) => MetricReader;
 }
 
 /** The semantic conventions' `service.instance.id` (still in their incubating set). */
@@ -64,7 +86,8 @@ const offTracer: Tracer = {
   // Its overloads all end with the function to run.
   startActiveSpan: (...args: unknown[]) => (args[args.length - 1] as (span: Span) => never)(offSpan),
 };
-const offService: ServiceTelemetry = { enabled: false, tracer: offTracer };
+const offMeter = createNoopMeter();
+const offService: ServiceTelemetry = { enabled: false, tracer: offTracer, metered: false, meter: offMeter };
 
 /** A service's telemetry that records nothing: for work deliberately left untraced (a replay). */
 export const untraced: ServiceTelemetry = offService;
@@ -77,13 +100,13 @@ export const noTelemetry: Telemetry = {
 };
 
 export function startTelemetry(settings: TelemetrySettings, options: TelemetryOptions): Telemetry {
-  const traces = settings.traces;
-  if (traces === undefined) return noTelemetry;
-  installContextManager();
-  const processor = options.spanProcessor ?? exportPipeline(traces);
-  const sampler = samplerFor(traces);
+  const { traces, metrics } = settings;
+  if (traces === undefined && metrics === undefined) return noTelemetry;
+  if (traces !== undefined) installContextManager();
+  const processor = traces === undefined ? undefined : (options.spanProcessor ?? exportPipeline(traces));
+  const sampler = traces === undefined ? undefined : samplerFor(traces);
   const instanceId = randomUUID();
-  const providers = new Map<string, BasicTracerProvider>();
+  const meterProviders: MeterProvider[] = [];
   const services = new Map<string, ServiceTelemetry>();
   return {
     enabled: true,
@@ -94,27 +117,63 @@ export function startTelemetry(settings: TelemetrySettings, options: TelemetryOp
         options.singleService && settings.serviceName !== undefined
           ? settings.serviceName
           : `commerce-${name}`;
-      const provider = new BasicTracerProvider({
-        sampler,
-        resource: resourceFromAttributes({
-          ...settings.resourceAttributes,
-          [ATTR_SERVICE_NAME]: serviceName,
-          [ATTR_SERVICE_VERSION]: settings.resourceAttributes[ATTR_SERVICE_VERSION] ?? platformVersion(),
-          [serviceInstanceId]: settings.resourceAttributes[serviceInstanceId] ?? instanceId,
-        }),
-        spanProcessors: [processor],
-      });
-      providers.set(name, provider);
-      const service: ServiceTelemetry = { enabled: true, tracer: provider.getTracer("commerce-platform") };
+      const resource = serviceResource(settings, serviceName, instanceId);
+      let tracer = offTracer;
+      if (processor !== undefined && sampler !== undefined) {
+        const provider = new BasicTracerProvider({ sampler, resource, spanProcessors: [processor] });
+        tracer = provider.getTracer(instrumentationScope);
+      }
+      let meter = offMeter;
+      if (metrics !== undefined) {
+        const reader = options.metricReader?.(serviceName) ?? periodicExport(metrics);
+        const provider = new MeterProvider({ resource, readers: [reader] });
+        meterProviders.push(provider);
+        meter = provider.getMeter(instrumentationScope);
+      }
+      const service: ServiceTelemetry = {
+        enabled: processor !== undefined,
+        tracer,
+        metered: metrics !== undefined,
+        meter,
+      };
       services.set(name, service);
       return service;
     },
     async shutdown() {
-      // The providers share the processor: flushing it once exports every service's spans.
-      await processor.forceFlush();
-      await processor.shutdown();
+      // The tracer providers share the processor: flushing it once exports every service's
+      // spans. A meter provider's shutdown collects and exports once more, then stops.
+      await Promise.all([
+        processor?.forceFlush().then(() => processor.shutdown()),
+        ...meterProviders.map((provider) => provider.shutdown()),
+      ]);
     },
   };
+}
+
+/** The scope every tracer and meter of the platform reports under. */
+const instrumentationScope = "commerce-platform";
+
+/**
+ * The resource of the service `serviceName`, shared by its tracer and meter providers:
+ * `OTEL_RESOURCE_ATTRIBUTES`, the service's name, `service.version` (the platform's unless the
+ * attributes set it) and `service.instance.id` (the process's unless they set it).
+ */
+function serviceResource(settings: TelemetrySettings, serviceName: string, instanceId: string): Resource {
+  return resourceFromAttributes({
+    ...settings.resourceAttributes,
+    [ATTR_SERVICE_NAME]: serviceName,
+    [ATTR_SERVICE_VERSION]: settings.resourceAttributes[ATTR_SERVICE_VERSION] ?? platformVersion(),
+    [serviceInstanceId]: settings.resourceAttributes[serviceInstanceId] ?? instanceId,
+  });
+}
+
+/** A reader that exports every `exportIntervalMs` through an OTLP/HTTP exporter of its own. */
+function periodicExport(metrics: MetricsExportSettings): MetricReader {
+  return new PeriodicExportingMetricReader({
+    exporter: new OTLPMetricExporter({ url: metrics.endpoint, headers: { ...metrics.headers } }),
+    exportIntervalMillis: metrics.exportIntervalMs,
+    exportTimeoutMillis: metrics.exportTimeoutMs,
+  });
 }
 
 function exportPipeline(traces: TracesExportSettings): SpanProcessor {

@@ -1,0 +1,109 @@
+/**
+ * The consumer metrics every bus adapter must give (messaging-metrics.ts), as one mocha test
+ * each adapter's spec runs: the embedded bus in messaging-metrics.spec.ts, Kafka in
+ * kafka-bus.spec.ts. `open` opens a bus the caller closes.
+ */
+import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import { EnvReader } from "../config/env-reader.js";
+import type { EventBus, EventRecord } from "../events/event-bus.js";
+import { startConsumer } from "../events/event-consumer.js";
+import type { EventLogger } from "../events/event-logger.js";
+import { eventually } from "../testing/eventually.js";
+import { createMetricsProbe, type Point } from "../testing/metrics-probe.js";
+import { startTelemetry } from "./telemetry.js";
+import { readTelemetrySettings } from "./telemetry-settings.js";
+
+const silent: EventLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+function record(topic: string, n: number): EventRecord {
+  return {
+    id: `${topic}/${n}`,
+    type: "ORDER_PLACED",
+    source: "/commerce/metrics-test",
+    time: "2024-05-01T10:00:00.000Z",
+    subject: "order-1",
+    topic,
+    data: JSON.stringify({ n }),
+  };
+}
+
+const total = (points: readonly Point[]): number =>
+  points.reduce((sum, point) => sum + (typeof point.value === "number" ? point.value : point.value.count), 0);
+
+export function consumerMetricsContract(open: () => Promise<EventBus>, timeoutMs = 5_000): void {
+  it("measures a consumer group's lag per partition, its processing time and its consumed records", async () => {
+    const bus = await open();
+    const probe = createMetricsProbe();
+    const settings = readTelemetrySettings(
+      new EnvReader({ OTEL_METRICS_EXPORTER: "otlp", OTEL_TRACES_EXPORTER: "none" }),
+    );
+    const telemetry = startTelemetry(settings, { singleService: false, metricReader: probe.readerFor });
+    const topic = `metrics-${randomUUID().slice(0, 8)}`;
+    const group = `metrics-group-${randomUUID().slice(0, 8)}`;
+    const metric = async (name: string) => (await probe.metric("commerce-consumer", name))?.points ?? [];
+    await bus.publish([record(topic, 1), record(topic, 2), record(topic, 3)]);
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    const subscription = await startConsumer(bus, {
+      group,
+      topics: [topic],
+      telemetry: telemetry.forService("consumer"),
+      logger: silent,
+      handler: async (event) => {
+        await gate;
+        handled.push(event.id);
+      },
+    });
+    try {
+      const group_ = {
+        "messaging.system": bus.messagingSystem,
+        "messaging.destination.name": topic,
+        "messaging.consumer.group.name": group,
+      };
+      // Nothing committed yet (the first record waits in the handler): all three are behind.
+      const lag = await probe.metric("commerce-consumer", "commerce.messaging.consumer.lag");
+      expect(lag?.unit).to.equal("{message}");
+      const behind = lag?.points.filter((point) => point.value !== 0) ?? [];
+      expect(behind).to.have.length(1);
+      expect(behind[0]?.value).to.equal(3);
+      expect(behind[0]?.attributes).to.include(group_);
+      expect(behind[0]?.attributes["messaging.destination.partition.id"])
+        .to.be.a("string")
+        .that.matches(/^\d+$/);
+      for (const point of lag?.points ?? []) {
+        expect(Object.keys(point.attributes).sort()).to.deep.equal([
+          "messaging.consumer.group.name",
+          "messaging.destination.name",
+          "messaging.destination.partition.id",
+          "messaging.system",
+        ]);
+      }
+
+      release();
+      await eventually(() => (handled.length === 3 ? true : undefined), timeoutMs, "three records handled");
+      await eventually(
+        async () =>
+          (await metric("commerce.messaging.consumer.lag")).every((p) => p.value === 0) ? true : undefined,
+        timeoutMs,
+        "no lag",
+      );
+      const processing = await probe.metric("commerce-consumer", "messaging.process.duration");
+      expect(processing?.unit).to.equal("s");
+      expect(processing?.points.map((point) => point.attributes)).to.deep.equal([
+        { ...group_, "messaging.operation.name": "process" },
+      ]);
+      expect(total(processing?.points ?? [])).to.equal(3);
+      const consumed = await probe.metric("commerce-consumer", "messaging.client.consumed.messages");
+      expect(consumed?.unit).to.equal("{message}");
+      expect(consumed?.points).to.deep.equal([
+        { attributes: { ...group_, "messaging.operation.name": "process" }, value: 3 },
+      ]);
+    } finally {
+      release();
+      await subscription.close();
+    }
+    await telemetry.shutdown();
+  });
+}
