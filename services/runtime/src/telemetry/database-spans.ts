@@ -21,6 +21,7 @@ import {
   ATTR_SERVER_PORT,
 } from "@opentelemetry/semantic-conventions";
 import type { DatabaseIdentity } from "../store/database-identity.js";
+import { sampledOut } from "./trace-context.js";
 
 /** One operation on one collection (table); the collection is absent when not known. */
 export interface DatabaseOperation {
@@ -43,7 +44,7 @@ export async function inDatabaseSpan<T>(
   expected: (error: unknown) => boolean = () => false,
 ): Promise<T> {
   const parent = context.active();
-  if (trace.getSpan(parent) === undefined) return work();
+  if (trace.getSpan(parent) === undefined || sampledOut(parent)) return work();
   const span = tracer.startSpan(
     operation.collection === undefined ? operation.name : `${operation.name} ${operation.collection}`,
     { kind: SpanKind.CLIENT, attributes: databaseAttributes(database, operation) },

@@ -19,7 +19,7 @@ import {
 } from "@opentelemetry/api";
 import type { BatchHandler, EventHandler, EventRecord } from "../events/event-bus.js";
 import type { ServiceTelemetry } from "./telemetry.js";
-import { contextFromFields } from "./trace-context.js";
+import { contextFromFields, sampledOut } from "./trace-context.js";
 
 function messagingAttributes(system: string, topic: string, operation: "send" | "process"): Attributes {
   return {
@@ -52,19 +52,24 @@ export async function publishWithSpans(
   publish: () => Promise<void>,
 ): Promise<void> {
   if (!telemetry.enabled) return publish();
-  const spans = records.map((record) =>
-    telemetry.tracer.startSpan(
-      `send ${record.topic}`,
-      {
-        kind: SpanKind.PRODUCER,
-        attributes: {
-          ...messagingAttributes(system, record.topic, "send"),
-          "messaging.message.id": record.id,
+  const spans = records.flatMap((record) => {
+    const parent = contextFromFields(record);
+    // An event of a request its sampler left out: no span (trace-context.ts, `sampledOut`).
+    if (sampledOut(parent)) return [];
+    return [
+      telemetry.tracer.startSpan(
+        `send ${record.topic}`,
+        {
+          kind: SpanKind.PRODUCER,
+          attributes: {
+            ...messagingAttributes(system, record.topic, "send"),
+            "messaging.message.id": record.id,
+          },
         },
-      },
-      contextFromFields(record),
-    ),
-  );
+        parent,
+      ),
+    ];
+  });
   let failure: unknown;
   try {
     await publish();
@@ -90,6 +95,7 @@ export function withConsumerSpan(
   if (!telemetry.enabled) return handler;
   return async (record, signal) => {
     const parent = contextFromFields(record);
+    if (sampledOut(parent)) return context.with(parent, () => handler(record, signal));
     const span = telemetry.tracer.startSpan(
       `process ${record.topic}`,
       {

@@ -2,7 +2,7 @@ import type { Transport } from "@connectrpc/connect";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { endRpcSpan, rpcAttributes, rpcSpanName, type RpcSystem } from "./rpc-span-attributes.js";
 import type { ServiceTelemetry } from "./telemetry.js";
-import { injectIntoHeaders } from "./trace-context.js";
+import { injectIntoHeaders, sampledOut } from "./trace-context.js";
 
 /**
  * A service's peer transport with a CLIENT span per unary call, child of the span active in the
@@ -21,13 +21,17 @@ export function withClientSpans(
   return {
     async unary(method, signal, timeoutMs, header, input, values) {
       const parent = context.active();
+      // Typed HeadersInit, a DOM type this project's lib setting does not declare.
+      const headers = new Headers(header as ConstructorParameters<typeof Headers>[0]);
+      if (sampledOut(parent)) {
+        injectIntoHeaders(parent, headers);
+        return transport.unary(method, signal, timeoutMs, headers, input, values);
+      }
       const span = tracer.startSpan(
         rpcSpanName(method),
         { kind: SpanKind.CLIENT, attributes: rpcAttributes(method, system) },
         parent,
       );
-      // Typed HeadersInit, a DOM type this project's lib setting does not declare.
-      const headers = new Headers(header as ConstructorParameters<typeof Headers>[0]);
       injectIntoHeaders(trace.setSpan(parent, span), headers);
       let failure: unknown;
       try {

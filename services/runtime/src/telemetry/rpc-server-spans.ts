@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import { endRpcSpan, rpcAttributes, rpcSpanName, type RpcSystem } from "./rpc-span-attributes.js";
 import { createRpcServerDuration, rpcOutcomeAttributes } from "./rpc-server-metrics.js";
 import type { Telemetry } from "./telemetry.js";
-import { contextFromHeaders } from "./trace-context.js";
+import { contextFromHeaders, sampledOut } from "./trace-context.js";
 
 /** What the server interceptor records a call with: the owning service's tracer and histogram. */
 export interface RpcServerTelemetry {
@@ -34,19 +34,22 @@ export function createServerTelemetryInterceptor(
       ? "grpc"
       : "connect_rpc";
     const parent = contextFromHeaders(req.header);
-    const span = telemetry.tracer.startSpan(
-      rpcSpanName(req.method),
-      { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method, system) },
-      parent,
-    );
+    // Under a parent its sampler left out, no span: the parent's context travels on instead.
+    const span = sampledOut(parent)
+      ? undefined
+      : telemetry.tracer.startSpan(
+          rpcSpanName(req.method),
+          { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method, system) },
+          parent,
+        );
     let failure: unknown;
     try {
-      return await context.with(trace.setSpan(parent, span), () => next(req));
+      return await context.with(span === undefined ? parent : trace.setSpan(parent, span), () => next(req));
     } catch (error) {
       failure = error;
       throw error;
     } finally {
-      endRpcSpan(span, system, failure, "server");
+      if (span !== undefined) endRpcSpan(span, system, failure, "server");
       telemetry.duration.record(
         (performance.now() - started) / 1000,
         rpcOutcomeAttributes(req.method, system, failure),

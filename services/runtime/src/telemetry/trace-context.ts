@@ -6,6 +6,8 @@
 import {
   context,
   ROOT_CONTEXT,
+  trace,
+  TraceFlags,
   type Context,
   type TextMapGetter,
   type TextMapSetter,
@@ -41,6 +43,18 @@ export function injectIntoHeaders(ctx: Context, headers: Headers): void {
 
 export function injectIntoRecord(ctx: Context, record: Record<string, string>): void {
   propagator.inject(ctx, record, recordSetter);
+}
+
+/**
+ * Whether `ctx` holds a span that its trace's sampler left out (the `sampled` flag unset). The
+ * platform makes no span under such a parent and lets the parent's context travel instead: every
+ * span it makes below a request or an event (RPC server and client, database, producer,
+ * consumer) would be left out too by a parent-based sampler, and making and dropping them is most
+ * of what tracing costs an unsampled request (docs/decisions.md "Telemetry").
+ */
+export function sampledOut(ctx: Context): boolean {
+  const spanContext = trace.getSpanContext(ctx);
+  return spanContext !== undefined && (spanContext.traceFlags & TraceFlags.SAMPLED) === 0;
 }
 
 /** The W3C fields of a carrier such as an event record; both absent when it was not traced. */
