@@ -16,7 +16,7 @@ import { sha256 } from "@commerce/runtime/identity/request-trust.js";
 import { build, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../envoy/envoy-process.js";
-import { otlpExportOf, type OtlpExport } from "../envoy/tracing.js";
+import { edgeSamplePercent, otlpExportOf, type OtlpExport } from "../envoy/tracing.js";
 import { freePorts } from "./free-ports.js";
 import { startRestartingProcess, type Incident, type RestartingProcess } from "./restarting-process.js";
 
@@ -82,7 +82,7 @@ export function edgeOtlpExport(telemetry: Readonly<Record<string, string>>): Otl
   const endpoint = telemetry["OTEL_EXPORTER_OTLP_ENDPOINT"];
   if (endpoint === undefined || endpoint === "" || telemetry["OTEL_SDK_DISABLED"] === "true")
     return undefined;
-  return otlpExportOf(endpoint);
+  return otlpExportOf(endpoint, edgeSamplePercent(telemetry));
 }
 
 /** The services, then Envoy in front of them. */

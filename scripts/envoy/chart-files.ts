@@ -34,6 +34,7 @@ export const otlpPlaceholders = {
   endpoint: "__OTLP_ENDPOINT__",
   host: "__OTLP_HOST__",
   port: "__OTLP_PORT__",
+  samplePercent: "__OTLP_SAMPLE_PERCENT__",
 } as const;
 
 /** In-cluster defaults (envoy/README.md) with the chart's release-prefixed Service names. */
@@ -61,6 +62,7 @@ export function renderChartFiles(contract: Contract): Map<string, string | Uint8
         otlp: {
           tracesUrl: `${otlpPlaceholders.endpoint}/v1/traces`,
           address: { host: otlpPlaceholders.host, port: otlpPlaceholders.port },
+          samplePercent: otlpPlaceholders.samplePercent,
         },
       }),
     ],

@@ -311,7 +311,9 @@ describe("renderEnvoyConfig", () => {
     expect(otlpExportOf("http://127.0.0.1:4318")).to.deep.equal({
       tracesUrl: "http://127.0.0.1:4318/v1/traces",
       address: { host: "127.0.0.1", port: 4318 },
+      samplePercent: 100,
     });
+    expect(otlpExportOf("http://127.0.0.1:4318", 10).samplePercent).to.equal(10);
     expect(otlpExportOf("http://collector/otlp/").tracesUrl).to.equal("http://collector/otlp/v1/traces");
     expect(otlpExportOf("http://collector").address).to.deep.equal({ host: "collector", port: 80 });
     for (const endpoint of ["https://collector:4318", "collector:4318", "http://collector:4318?x=1"]) {

@@ -11,6 +11,8 @@
  *   --edge-credential PATH      where Envoy reads the edge credential  (/etc/envoy/secrets/edge-credential)
  *   --otlp-endpoint URL         trace every request into this OTLP/HTTP collector, given as
  *                               OTEL_EXPORTER_OTLP_ENDPOINT is (http://HOST:PORT); no tracing without it
+ *   --otlp-sample-percent N     the share of requests that start a sampled trace (100), as the
+ *                               services' OTEL_TRACES_SAMPLER_ARG × 100
  *   --out PATH                  the configuration file to write, "-" for stdout (envoy/envoy.yaml)
  *   --descriptor-out PATH       the descriptor set file to write       (.build/envoy/contract.binpb)
  *
@@ -46,6 +48,7 @@ function optionsFrom(argv: readonly string[]): { options: EnvoyOptions; out: str
       jwks: { type: "string" },
       "edge-credential": { type: "string" },
       "otlp-endpoint": { type: "string" },
+      "otlp-sample-percent": { type: "string" },
       out: { type: "string" },
       "descriptor-out": { type: "string" },
     },
@@ -73,7 +76,10 @@ function optionsFrom(argv: readonly string[]): { options: EnvoyOptions; out: str
     descriptorPath: values.descriptor ?? defaultEnvoyOptions.descriptorPath,
     jwksPath: values.jwks ?? defaultEnvoyOptions.jwksPath,
     edgeCredentialPath: values["edge-credential"] ?? defaultEnvoyOptions.edgeCredentialPath,
-    otlp: values["otlp-endpoint"] === undefined ? undefined : otlpExportOf(values["otlp-endpoint"]),
+    otlp:
+      values["otlp-endpoint"] === undefined
+        ? undefined
+        : otlpExportOf(values["otlp-endpoint"], samplePercentOf(values["otlp-sample-percent"])),
   };
   return {
     options,
@@ -107,3 +113,12 @@ main().catch((error: unknown) => {
   );
   process.exitCode = 2;
 });
+
+function samplePercentOf(value: string | undefined): number {
+  if (value === undefined) return 100;
+  const percent = Number(value);
+  if (value.trim() === "" || !Number.isFinite(percent) || percent < 0 || percent > 100) {
+    throw new EnvoyOptionsError(`--otlp-sample-percent must be a number from 0 to 100, got "${value}"`);
+  }
+  return percent;
+}

@@ -18,13 +18,33 @@ export interface OtlpExport {
   readonly tracesUrl: string;
   /** The collector's address; a string port is a placeholder that the Helm chart fills in. */
   readonly address: { readonly host: string; readonly port: number | string };
+  /**
+   * The share of requests without a caller's decision that start a sampled trace, in percent:
+   * the platform's sampling ratio (`edgeSamplePercent`), so the edge samples as the services
+   * would; a string is the chart's placeholder.
+   */
+  readonly samplePercent: number | string;
+}
+
+/**
+ * The edge's sampling percentage from the services' `OTEL_TRACES_SAMPLER` and
+ * `OTEL_TRACES_SAMPLER_ARG`: the ratio of a `…traceidratio` sampler, none for `…always_off`, all
+ * otherwise. Envoy decides first and passes its decision on in `traceparent`, which the services'
+ * parent-based samplers follow: at 100 % the services' ratio would never apply.
+ */
+export function edgeSamplePercent(telemetry: Readonly<Record<string, string>>): number {
+  const sampler = telemetry["OTEL_TRACES_SAMPLER"] ?? "parentbased_always_on";
+  if (sampler.endsWith("always_off")) return 0;
+  if (!sampler.endsWith("traceidratio")) return 100;
+  const ratio = Number(telemetry["OTEL_TRACES_SAMPLER_ARG"] ?? "1");
+  return Number.isFinite(ratio) && ratio >= 0 && ratio <= 1 ? ratio * 100 : 100;
 }
 
 /**
  * The export of an OTLP/HTTP base endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`'s form: spans go to
  * `/v1/traces` under it). Plain `http:` only: the tracer's cluster has no TLS.
  */
-export function otlpExportOf(endpoint: string): OtlpExport {
+export function otlpExportOf(endpoint: string, samplePercent: number | string = 100): OtlpExport {
   let url: URL;
   try {
     url = new URL(endpoint);
@@ -38,6 +58,7 @@ export function otlpExportOf(endpoint: string): OtlpExport {
   return {
     tracesUrl: `${base}/v1/traces`,
     address: { host: url.hostname.replace(/^\[(.*)\]$/, "$1"), port: Number(url.port || 80) },
+    samplePercent,
   };
 }
 
@@ -54,9 +75,9 @@ export function tracingConfig(otlp: OtlpExport): JsonObject {
         service_name: edgeServiceName,
       },
     },
-    // Every request starts a sampled trace (an incoming `traceparent` keeps its own decision);
-    // sampling belongs to the collector or to the callers.
-    random_sampling: { value: 100 },
+    // The platform's ratio of the requests that start a trace here; an incoming `traceparent`
+    // keeps its own decision.
+    random_sampling: { value: otlp.samplePercent },
   };
 }
 

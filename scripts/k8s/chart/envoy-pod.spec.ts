@@ -117,16 +117,30 @@ describe("the chart's Envoy pod", function () {
     expect(config).not.to.include("envoy.tracers.opentelemetry");
   });
 
-  it("with otel.endpoint, traces into that collector as commerce-edge, and Envoy accepts it", async () => {
+  it("with otel.endpoint, traces otel.sampleRatio of the requests into that collector as commerce-edge, and Envoy accepts it", async () => {
     const manifests = await renderChart(await ensureHelm(kubeToolContext()), release, "default", [
       "--set",
       "otel.endpoint=http://otel-collector.observability:4318/",
+      "--set-json",
+      "otel.sampleRatio=0.1",
     ]);
     const config = await validatePod(manifests, "traced");
     expect(config).to.include("uri: http://otel-collector.observability:4318/v1/traces\n");
     expect(config).to.include("address: otel-collector.observability\n");
     expect(config).to.include("port_value: 4318\n");
     expect(config).to.include("service_name: commerce-edge\n");
+    expect(config).to.match(/random_sampling:\n\s+value: 10\n/);
+    // The services follow Envoy's decision, and sample at the same ratio what comes from elsewhere.
+    const order = (
+      named(manifests, "Deployment", `${release}-order`).spec as {
+        template: { spec: { containers: { env: { name: string; value?: string }[] }[] } };
+      }
+    ).template.spec.containers[0]?.env;
+    expect(order?.filter((e) => e.name.startsWith("OTEL_"))).to.deep.equal([
+      { name: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "http://otel-collector.observability:4318/" },
+      { name: "OTEL_TRACES_SAMPLER", value: "parentbased_traceidratio" },
+      { name: "OTEL_TRACES_SAMPLER_ARG", value: "0.1" },
+    ]);
     expect(config).not.to.include("__OTLP_");
   });
 
