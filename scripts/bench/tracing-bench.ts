@@ -2,8 +2,9 @@
  * What tracing costs (`npm run bench`, part 9; BENCH_ONLY=tracing): GET /api/products/{id} and
  * orders placed per second through the edge, in embedded mode (one process making every
  * module's spans: where tracing costs the most per request), with tracing off, with 10 % of
- * traces sampled and with all of them, exporting to a real Jaeger on loopback; then 10 % with the
- * metrics exported too. Figures only, never asserted.
+ * traces sampled and with all of them, exporting to a real Jaeger on loopback; beside them
+ * tracing on with nothing sampled (the floor every request pays) and 10 % with the metrics
+ * exported too. Figures only, never asserted.
  *
  * Each setting runs on a fresh platform process with the same seeded data, twice, in the order
  * off, 10 %, 100 % and back, so that a drift of the shared machine over the run weighs on every
@@ -11,7 +12,10 @@
  * CPU time per request (steadier than throughput on two shared cores) and Jaeger's, which runs
  * on the same cores here and would not in a deployment.
  */
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { startCluster } from "../cluster/cluster.js";
+import { startKafka } from "../infra/kafka.js";
 import { startJaeger } from "../infra/jaeger.js";
 import { jsonOk } from "../testing/loopback-json.js";
 import { startPlatformProcess } from "../testing/platform-process.js";
@@ -42,10 +46,24 @@ const sampled = (ratio: string, metrics: boolean) => (endpoint: string) => ({
   ...(metrics ? {} : { OTEL_METRICS_EXPORTER: "none" }),
 });
 
+/**
+ * Tracing on with nothing sampled: what every request pays whatever the ratio, the context
+ * carried across awaits (AsyncLocalStorage) and the sampling decision made and passed on.
+ */
+const nothingSampled = (endpoint: string) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+  OTEL_TRACES_SAMPLER: "parentbased_always_off",
+  OTEL_METRICS_EXPORTER: "none",
+});
+
+const tracingOff: Setting = { label: "tracing off", env: () => ({}) };
+const tenPercent: Setting = { label: "tracing at 10 %", env: sampled("0.1", false) };
+const everything: Setting = { label: "tracing at 100 %", env: sampled("1", false) };
 const settings: readonly Setting[] = [
-  { label: "tracing off", env: () => ({}) },
-  { label: "tracing at 10 %", env: sampled("0.1", false) },
-  { label: "tracing at 100 %", env: sampled("1", false) },
+  tracingOff,
+  { label: "tracing on, nothing sampled", env: nothingSampled },
+  tenPercent,
+  everything,
   { label: "tracing at 10 %, metrics on", env: sampled("0.1", true) },
 ];
 
@@ -59,14 +77,70 @@ interface Figures {
 /** Products seeded per platform: orders spread over them, reads on the first. */
 const products = 200;
 
+/** What a setting is measured on: the edge's URL, the process to take CPU time of (if one). */
+interface Deployment {
+  readonly baseUrl: string;
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+type Deploy = (telemetry: NodeJS.ProcessEnv, run: string) => Promise<Deployment>;
+
+/** The embedded platform: one process, the local edge. */
+function embedded(options: TracingBenchOptions): Deploy {
+  return async (telemetry, run) => {
+    const platform = await startPlatformProcess({ ...options.platformEnv(run), ...telemetry });
+    return { baseUrl: platform.baseUrl, pid: platform.pid, stop: () => platform.stop() };
+  };
+}
+
+/**
+ * The multi-process topology behind Envoy (its tracer sampling at the services' ratio), with
+ * the services these requests reach (Auth, User, Product, Order) and Notification consuming
+ * their events, on embedded stores and a fresh private Kafka.
+ */
+function cluster(options: TracingBenchOptions): Deploy {
+  return async (telemetry, run) => {
+    const kafka = await startKafka({ dataDir: join(options.scratch, `${run}-kafka`), log: () => undefined });
+    const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
+    try {
+      const running = await startCluster({
+        stateDir: join(options.scratch, run),
+        kafkaBrokers: kafka.brokers,
+        jwtSecret: secret(64),
+        edgeSecret: secret(32),
+        peerSecret: secret(32),
+        settings: { ADMIN_EMAIL: options.admin.email, ADMIN_PASSWORD: options.admin.password },
+        services: ["auth", "user", "product", "order", "notification"],
+        telemetry: Object.fromEntries(
+          Object.entries(telemetry).filter((entry): entry is [string, string] => entry[1] !== undefined),
+        ),
+        logLevel: "warn",
+      });
+      return {
+        baseUrl: running.baseUrl,
+        pid: undefined,
+        stop: async () => {
+          await running.stop();
+          await kafka.stop();
+        },
+      };
+    } catch (error) {
+      await kafka.stop();
+      throw error;
+    }
+  };
+}
+
 async function measureSetting(
   options: TracingBenchOptions,
+  deploy: Deploy,
   setting: Setting,
   endpoint: string,
   jaegerPid: number,
   run: string,
 ): Promise<Figures> {
-  const platform = await startPlatformProcess({ ...options.platformEnv(run), ...setting.env(endpoint) });
+  const platform = await deploy(setting.env(endpoint), run);
   try {
     const adminToken = (
       (await jsonOk(platform.baseUrl, "POST", "/api/auth/login", undefined, options.admin)) as {
@@ -81,7 +155,7 @@ async function measureSetting(
       url: `${platform.baseUrl}/api/products/${productIds[0] ?? ""}`,
       connections: options.connections,
       seconds: options.seconds,
-      cpuOfPid: platform.pid,
+      ...(platform.pid === undefined ? {} : { cpuOfPid: platform.pid }),
     });
     const orders = await measureOrders(
       platform.baseUrl,
@@ -102,6 +176,7 @@ const mean = (values: readonly number[]): number => values.reduce((a, b) => a + 
 function line(label: string, runs: readonly LoadResult[], off: readonly LoadResult[] | undefined): string {
   const rps = mean(runs.map((r) => r.requestsPerSecond));
   const cpu = mean(runs.map((r) => r.cpuMicrosPerRequest ?? Number.NaN));
+  const cpuText = Number.isNaN(cpu) ? "" : `   CPU ${cpu.toFixed(0).padStart(5)} µs/req`;
   const p99 = Math.max(...runs.map((r) => r.p99Ms));
   const faults = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
   const offRps = off === undefined ? undefined : mean(off.map((r) => r.requestsPerSecond));
@@ -110,52 +185,36 @@ function line(label: string, runs: readonly LoadResult[], off: readonly LoadResu
   return (
     `  ${label.padEnd(30)} ${Math.round(rps).toLocaleString("en-US").padStart(7)} req/s` +
     ` (${runs.map((r) => Math.round(r.requestsPerSecond)).join(", ")})   p99 ${String(p99).padStart(4)} ms` +
-    `   CPU ${cpu.toFixed(0).padStart(5)} µs/req${change}${faults === 0 ? "" : `   (${faults} non-2xx or errors)`}`
+    `${cpuText}${change}${faults === 0 ? "" : `   (${faults} non-2xx or errors)`}`
   );
 }
 
-export async function benchTracing(options: TracingBenchOptions): Promise<string[]> {
-  const jaeger = await startJaeger({ dataDir: join(options.scratch, "jaeger-tracing-bench") });
-  const results = new Map<Setting, Figures[]>(settings.map((s) => [s, []]));
-  try {
-    const order = [...settings, ...[...settings].reverse()];
-    for (const [index, setting] of order.entries()) {
-      const figures = await measureSetting(
-        options,
-        setting,
-        jaeger.otlpHttpEndpoint,
-        jaeger.pid,
-        `tracing-${index}`,
-      );
-      results.get(setting)?.push(figures);
+/** Each setting twice, in the order given and back, on fresh deployments; the lines to print. */
+async function benchTopology(
+  options: TracingBenchOptions,
+  title: string,
+  deploy: Deploy,
+  measured: readonly Setting[],
+  jaeger: { readonly otlpHttpEndpoint: string; readonly pid: number },
+): Promise<string[]> {
+  const results = new Map<Setting, Figures[]>(measured.map((s) => [s, []]));
+  const order = [...measured, ...[...measured].reverse()];
+  for (const [index, setting] of order.entries()) {
+    const run = `tracing-${title.replace(/\W+/g, "-")}-${index}`;
+    results
+      .get(setting)
+      ?.push(await measureSetting(options, deploy, setting, jaeger.otlpHttpEndpoint, jaeger.pid, run));
+  }
+  const off = results.get(measured[0] as Setting) ?? [];
+  const lines = [`${title} (mean of 2 rounds; each round's req/s in brackets):`, "GET /api/products/{id}"];
+  const block = (pick: (figures: Figures) => LoadResult) => {
+    for (const [setting, runs] of results) {
+      lines.push(line(setting.label, runs.map(pick), setting === measured[0] ? undefined : off.map(pick)));
     }
-  } finally {
-    await jaeger.stop();
-  }
-  const off = results.get(settings[0] as Setting) ?? [];
-  const lines = [
-    "tracing cost, embedded mode, exporting to Jaeger on loopback (mean of 2 rounds; each round's req/s in brackets):",
-    "GET /api/products/{id}",
-  ];
-  for (const [setting, runs] of results) {
-    lines.push(
-      line(
-        setting.label,
-        runs.map((r) => r.byId),
-        setting === settings[0] ? undefined : off.map((r) => r.byId),
-      ),
-    );
-  }
+  };
+  block((figures) => figures.byId);
   lines.push(`POST /api/orders (${products} products)`);
-  for (const [setting, runs] of results) {
-    lines.push(
-      line(
-        setting.label,
-        runs.map((r) => r.orders),
-        setting === settings[0] ? undefined : off.map((r) => r.orders),
-      ),
-    );
-  }
+  block((figures) => figures.orders);
   lines.push(
     `  Jaeger's CPU per request: ${[...results]
       .map(
@@ -163,7 +222,35 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
           `${setting.label} ${mean(runs.map((r) => r.backendMicrosPerRequest)).toFixed(0)} µs`,
       )
       .join(", ")}`,
-    "  target: at 10 % sampling, throughput within 10 % of tracing off",
   );
   return lines;
+}
+
+export async function benchTracing(options: TracingBenchOptions): Promise<string[]> {
+  const jaeger = await startJaeger({ dataDir: join(options.scratch, "jaeger-tracing-bench") });
+  try {
+    const embeddedLines = await benchTopology(
+      options,
+      "tracing cost, embedded mode, exporting to Jaeger on loopback",
+      embedded(options),
+      settings,
+      jaeger,
+    );
+    // The three settings the target names, through Envoy: the shape a deployment runs.
+    const clusterLines = await benchTopology(
+      options,
+      "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
+      cluster(options),
+      [tracingOff, tenPercent, everything],
+      jaeger,
+    );
+    return [
+      ...embeddedLines,
+      "",
+      ...clusterLines,
+      "  target: at 10 % sampling, throughput within 10 % of tracing off",
+    ];
+  } finally {
+    await jaeger.stop();
+  }
 }
