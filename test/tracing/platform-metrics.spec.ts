@@ -33,6 +33,12 @@ const orderEventsAtNotification = {
   messaging_consumer_group_name: "notification-service",
 };
 
+const paymentEventsAtOrder = {
+  job: "commerce-order",
+  messaging_destination_name: "payment-events",
+  messaging_consumer_group_name: "order-service",
+};
+
 /** The OK calls of PlaceOrder: its count series without `error_type`. */
 const placeOrderOk = (samples: readonly PrometheusSample[]): number =>
   samples
@@ -44,13 +50,34 @@ const placeOrderOk = (samples: readonly PrometheusSample[]): number =>
     )
     .reduce((total, s) => total + s.value, 0);
 
+/** Longer than the export interval npm test gives every process (OTEL_METRIC_EXPORT_INTERVAL, 2 s). */
+const quietMs = 3_000;
+
+/**
+ * A scrape once every process has exported what it counted so far: two scrapes `quietMs` apart
+ * with the same samples (what a suite run just before still had to export would otherwise land
+ * in this suite's differences).
+ */
+async function settledScrape(): Promise<PrometheusSample[]> {
+  const counters = (samples: readonly PrometheusSample[]) =>
+    JSON.stringify(samples.filter((s) => s.name.endsWith("_total") || s.name.endsWith("_count")));
+  let previous = await scrapePrometheus(metricsUrl());
+  for (let round = 0; round < 10; round++) {
+    await new Promise((resolve) => setTimeout(resolve, quietMs));
+    const now = await scrapePrometheus(metricsUrl());
+    if (counters(now) === counters(previous)) return now;
+    previous = now;
+  }
+  throw new Error(`the exported counters kept changing for ${(10 * quietMs) / 1000} s`);
+}
+
 describe("metrics of the platform, exported over OTLP (Jaeger's Prometheus endpoint)", function () {
   this.timeout(120_000);
   let baseline: PrometheusSample[];
   let after: PrometheusSample[];
 
   before(async () => {
-    baseline = await scrapePrometheus(metricsUrl());
+    baseline = await settledScrape();
     const customer = await registeredUser("metered");
     const productId = await createdProduct({ price: 30, stock: 10 });
     const placed = await api("POST", "/api/orders", {
@@ -78,17 +105,26 @@ describe("metrics of the platform, exported over OTLP (Jaeger's Prometheus endpo
     await pollUntil(`order ${orderId} CONFIRMED`, async () =>
       (await orderStatus(customer.token, orderId)) === "CONFIRMED" ? true : undefined,
     );
-    // Every service exports every 2 s in npm test (OTEL_METRIC_EXPORT_INTERVAL): wait for the
-    // last counter of the flow, then take the scrape the tests read.
+    // Every service (each replica) exports on its own clock, every 2 s in npm test
+    // (OTEL_METRIC_EXPORT_INTERVAL): wait until each process of the flow has exported what it
+    // counted, then take the scrape the tests read.
+    const counted: readonly [string, Readonly<Record<string, string>>][] = [
+      ["commerce_orders_placed_total", { job: "commerce-order" }],
+      ["commerce_payments_total", { job: "commerce-payment", payment_status: "CREATED" }],
+      ["commerce_payments_total", { job: "commerce-payment", payment_status: "SUCCESS" }],
+      [rpcCount, { ...placeOrder, error_type: "NOT_FOUND" }],
+      [rpcCount, { job: "commerce-product", rpc_method: "ReserveStock" }],
+      ["messaging_process_duration_seconds_count", orderEventsAtNotification],
+      ["messaging_process_duration_seconds_count", paymentEventsAtOrder],
+    ];
     after = await pollUntil(
-      "the payment's SUCCESS in the exported metrics",
+      "every counter of the flow in the exported metrics",
       async () => {
         const now = await scrapePrometheus(metricsUrl());
-        const success = { job: "commerce-payment", payment_status: "SUCCESS" };
-        return sumOf(now, "commerce_payments_total", success) >
-          sumOf(baseline, "commerce_payments_total", success)
-          ? now
-          : undefined;
+        const exported =
+          placeOrderOk(now) > placeOrderOk(baseline) &&
+          counted.every(([name, labels]) => sumOf(now, name, labels) > sumOf(baseline, name, labels));
+        return exported ? now : undefined;
       },
       30_000,
     );
@@ -138,11 +174,7 @@ describe("metrics of the platform, exported over OTLP (Jaeger's Prometheus endpo
     expect(delta("messaging_client_consumed_messages_total", orderEventsAtNotification)).to.be.at.least(1);
     expect(delta("messaging_process_duration_seconds_count", orderEventsAtNotification)).to.be.at.least(1);
     expect(
-      delta("messaging_process_duration_seconds_count", {
-        job: "commerce-order",
-        messaging_destination_name: "payment-events",
-        messaging_consumer_group_name: "order-service",
-      }),
+      delta("messaging_process_duration_seconds_count", paymentEventsAtOrder),
       "the Order service consumed the payment's events",
     ).to.be.at.least(1);
   });
