@@ -10,14 +10,10 @@ import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-set
 import { eventually } from "@commerce/runtime/testing/eventually.js";
 import { createMetricsProbe, type Point } from "@commerce/runtime/testing/metrics-probe.js";
 import { loadEmbeddedConfig } from "./embedded-config.js";
+import { edgeClient } from "./testing/edge-client.js";
 import { startPlatform, type RunningPlatform } from "./embedded-platform.js";
 
 const admin = { email: "admin@metrics.test", password: "metrics-admin-pw" };
-
-interface Answer {
-  readonly status: number;
-  readonly body: unknown;
-}
 
 const countOf = (point: Point): number => (typeof point.value === "number" ? point.value : point.value.count);
 
@@ -27,28 +23,7 @@ describe("metrics in the embedded platform", () => {
   let dataDir: string;
   let platform: RunningPlatform;
 
-  async function call(
-    method: string,
-    path: string,
-    options: { token?: string; body?: unknown } = {},
-  ): Promise<Answer> {
-    const headers: Record<string, string> = {};
-    if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`;
-    if (options.body !== undefined) headers["content-type"] = "application/json";
-    const response = await fetch(`${platform.url}${path}`, {
-      method,
-      headers,
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
-  }
-
-  async function login(email: string, password: string): Promise<string> {
-    const answer = await call("POST", "/api/auth/login", { body: { email, password } });
-    expect(answer.status).to.equal(200);
-    return (answer.body as { token: string }).token;
-  }
+  const { call, login } = edgeClient(() => platform.url);
 
   async function points(service: string, metric: string): Promise<readonly Point[]> {
     return (await probe.metric(`commerce-${service}`, metric))?.points ?? [];

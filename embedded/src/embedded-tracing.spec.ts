@@ -11,16 +11,12 @@ import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/tele
 import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
 import { eventually } from "@commerce/runtime/testing/eventually.js";
 import { loadEmbeddedConfig } from "./embedded-config.js";
+import { edgeClient } from "./testing/edge-client.js";
 import { startPlatform, type RunningPlatform } from "./embedded-platform.js";
 
 const admin = { email: "admin@tracing.test", password: "tracing-admin-pw" };
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
 const clientSpanId = "00f067aa0ba902b7";
-
-interface Answer {
-  readonly status: number;
-  readonly body: unknown;
-}
 
 describe("tracing in the embedded platform", () => {
   const exporter = new InMemorySpanExporter();
@@ -28,28 +24,7 @@ describe("tracing in the embedded platform", () => {
   let dataDir: string;
   let platform: RunningPlatform;
 
-  async function call(
-    method: string,
-    path: string,
-    options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<Answer> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`;
-    if (options.body !== undefined) headers["content-type"] = "application/json";
-    const response = await fetch(`${platform.url}${path}`, {
-      method,
-      headers,
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === "" ? undefined : (JSON.parse(text) as unknown) };
-  }
-
-  async function login(email: string, password: string): Promise<string> {
-    const answer = await call("POST", "/api/auth/login", { body: { email, password } });
-    expect(answer.status).to.equal(200);
-    return (answer.body as { token: string }).token;
-  }
+  const { call, login } = edgeClient(() => platform.url);
 
   /** The spans of the trace whose edge span answered `status`, once that span has ended. */
   async function traceOf(predicate: (edge: ReadableSpan) => boolean): Promise<ReadableSpan[]> {

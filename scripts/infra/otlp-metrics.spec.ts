@@ -4,48 +4,19 @@
  * Prometheus gives them (dots to underscores, `_seconds` and `_total` suffixes, `{…}` units
  * dropped; `job` is the service's `service.name`).
  */
-import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createClient } from "@connectrpc/connect";
 import { expect } from "chai";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EnvReader } from "@commerce/runtime/config/env-reader.js";
-import { noRevokedAccounts } from "@commerce/runtime/identity/revoked-accounts.js";
-import { createRequestTrust, sha256 } from "@commerce/runtime/identity/request-trust.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
-import { serverTelemetryByService } from "@commerce/runtime/telemetry/rpc-server-spans.js";
-import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/telemetry.js";
+import { startTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
-import type { ServiceRegistrar } from "@commerce/runtime/transport/in-process-transport.js";
-import { ProductSchema, ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { createOrderMetrics } from "@commerce/order/order-metrics.js";
+import { tracedProductHost } from "@commerce/runtime/testing/traced-product-host.js";
 import { waitUntil } from "./processes.js";
 import { startJaeger, type JaegerInstance } from "./jaeger.js";
-
-function productHost(telemetry: Telemetry): ServiceHost {
-  const routes = {
-    services: [ProductService],
-    register(router: ServiceRegistrar) {
-      router.service(ProductService, {
-        getProduct(req) {
-          if (req.productId === "missing") throw new ConnectError("no product missing", Code.NotFound);
-          return create(ProductSchema, { id: req.productId, name: "Lamp" });
-        },
-      });
-    },
-  };
-  return createServiceHost({
-    routes: [routes],
-    logger: createLogger("silent", "test"),
-    maxBodyBytes: 1 << 20,
-    trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
-    revoked: noRevokedAccounts,
-    isReady: () => true,
-    telemetry: serverTelemetryByService([{ name: "product", services: [ProductService] }], telemetry),
-  });
-}
 
 describe("metrics exported over OTLP to Jaeger", function () {
   // A cold cache builds Jaeger first (minutes on two cores).
@@ -72,7 +43,7 @@ describe("metrics exported over OTLP to Jaeger", function () {
     const telemetry = startTelemetry(settings.finish(readTelemetrySettings(settings)), {
       singleService: false,
     });
-    const host = productHost(telemetry);
+    const host = tracedProductHost(telemetry);
     try {
       const products = createClient(ProductService, host.transport);
       await products.getProduct({ productId: "p1" });

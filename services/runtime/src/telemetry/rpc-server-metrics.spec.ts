@@ -1,18 +1,12 @@
-import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { Code, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { createNoopMeter } from "@opentelemetry/api";
 import { expect } from "chai";
 import { EnvReader, type Env } from "../config/env-reader.js";
-import { noRevokedAccounts } from "../identity/revoked-accounts.js";
-import { createRequestTrust, sha256 } from "../identity/request-trust.js";
-import { createLogger } from "../logging/logger.js";
-import { createServiceHost, type ServiceHost } from "../server/service-host.js";
 import { createMetricsProbe, type MetricsProbe } from "../testing/metrics-probe.js";
 import { codeOf } from "../testing/service-harness.js";
-import type { ServiceRegistrar } from "../transport/in-process-transport.js";
-import { ProductSchema, ProductService } from "../../gen/commerce/product/v1/product_pb.js";
-import { serverTelemetryByService } from "./rpc-server-spans.js";
+import { tracedProductHost } from "../testing/traced-product-host.js";
+import { ProductService } from "../../gen/commerce/product/v1/product_pb.js";
 import { noTelemetry, startTelemetry, type Telemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
 
@@ -20,31 +14,6 @@ function telemetryOf(env: Env, probe: MetricsProbe): Telemetry {
   return startTelemetry(readTelemetrySettings(new EnvReader(env)), {
     singleService: false,
     metricReader: probe.readerFor,
-  });
-}
-
-/** The Product service's GetProduct: "missing" is NOT_FOUND, "boom" a fault. */
-function productHost(telemetry: Telemetry): ServiceHost {
-  const routes = {
-    services: [ProductService],
-    register(router: ServiceRegistrar) {
-      router.service(ProductService, {
-        getProduct(req) {
-          if (req.productId === "missing") throw new ConnectError("no product missing", Code.NotFound);
-          if (req.productId === "boom") throw new Error("the store broke");
-          return create(ProductSchema, { id: req.productId, name: "Lamp" });
-        },
-      });
-    },
-  };
-  return createServiceHost({
-    routes: [routes],
-    logger: createLogger("silent", "test"),
-    maxBodyBytes: 1 << 20,
-    trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
-    revoked: noRevokedAccounts,
-    isReady: () => true,
-    telemetry: serverTelemetryByService([{ name: "product", services: [ProductService] }], telemetry),
   });
 }
 
@@ -57,7 +26,7 @@ describe("RPC server metrics", () => {
   const probe = createMetricsProbe();
   // Metrics on, tracing off: the two signals are independent.
   const telemetry = telemetryOf({ OTEL_METRICS_EXPORTER: "otlp", OTEL_TRACES_EXPORTER: "none" }, probe);
-  const host = productHost(telemetry);
+  const host = tracedProductHost(telemetry);
 
   after(async () => {
     await host.close(100);

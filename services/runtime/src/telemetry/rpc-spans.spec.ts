@@ -1,18 +1,14 @@
-import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import { Code, createClient, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
 import { Writable } from "node:stream";
 import { EnvReader } from "../config/env-reader.js";
-import { noRevokedAccounts } from "../identity/revoked-accounts.js";
-import { createRequestTrust, sha256 } from "../identity/request-trust.js";
 import { createLogger, type Logger } from "../logging/logger.js";
-import { createServiceHost, type ServiceHost } from "../server/service-host.js";
-import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { codeOf } from "../testing/service-harness.js";
-import { ProductSchema, ProductService } from "../../gen/commerce/product/v1/product_pb.js";
+import { tracedProductHost } from "../testing/traced-product-host.js";
+import { ProductService } from "../../gen/commerce/product/v1/product_pb.js";
 import { withClientSpans } from "./rpc-client-spans.js";
 import { serverTelemetryByService } from "./rpc-server-spans.js";
 import { noTelemetry, startTelemetry, type Telemetry } from "./telemetry.js";
@@ -36,32 +32,6 @@ function capturedLogger(): { logger: Logger; lines: Record<string, unknown>[] } 
   return { logger: createLogger("info", "test", sink), lines };
 }
 
-/** The Product service's GetProduct: "missing" is NOT_FOUND, "boom" a fault; logs each call. */
-function productHost(telemetry: Telemetry, logger: Logger): ServiceHost {
-  const routes = {
-    services: [ProductService],
-    register(router: ServiceRegistrar) {
-      router.service(ProductService, {
-        getProduct(req) {
-          logger.info("get product");
-          if (req.productId === "missing") throw new ConnectError("no product missing", Code.NotFound);
-          if (req.productId === "boom") throw new Error("the store broke");
-          return create(ProductSchema, { id: req.productId, name: "Lamp" });
-        },
-      });
-    },
-  };
-  return createServiceHost({
-    routes: [routes],
-    logger: createLogger("silent", "test"),
-    maxBodyBytes: 1 << 20,
-    trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
-    revoked: noRevokedAccounts,
-    isReady: () => true,
-    telemetry: serverTelemetryByService([{ name: "product", services: [ProductService] }], telemetry),
-  });
-}
-
 function only(spans: readonly ReadableSpan[], kind: SpanKind): ReadableSpan {
   const found = spans.filter((span) => span.kind === kind);
   expect(found, `one span of kind ${kind}`).to.have.length(1);
@@ -73,7 +43,7 @@ describe("RPC spans", () => {
   const telemetry = tracingInto(exporter);
   const caller = telemetry.forService("caller");
   const { logger, lines } = capturedLogger();
-  const host = productHost(telemetry, logger);
+  const host = tracedProductHost(telemetry, logger);
   let network: Transport;
 
   before(async () => {
@@ -177,7 +147,7 @@ describe("telemetry off", () => {
       undefined,
     );
     const { logger, lines } = capturedLogger();
-    const host = productHost(off, logger);
+    const host = tracedProductHost(off, logger);
     expect(withClientSpans(host.transport, service, "grpc")).to.equal(host.transport);
     let sent: Headers | undefined;
     const spy: Transport = {
