@@ -47,8 +47,8 @@ const sampled = (ratio: string, metrics: boolean) => (endpoint: string) => ({
 });
 
 /**
- * Tracing on with nothing sampled: what every request pays whatever the ratio, the context
- * carried across awaits (AsyncLocalStorage) and the sampling decision made and passed on.
+ * Tracing on with nothing sampled: what every request pays whatever the ratio, the sampling
+ * decision made and passed on, and the context bound to each call's signal.
  */
 const nothingSampled = (endpoint: string) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,

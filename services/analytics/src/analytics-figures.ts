@@ -30,21 +30,24 @@ export interface DashboardFigures {
 
 export interface AnalyticsFigures {
   /** The dashboard's figures, with the orders placed on `day` (UTC, YYYY-MM-DD). */
-  dashboard(day: string): Promise<DashboardFigures>;
-  orders(): Promise<OrderFigures>;
+  dashboard(day: string, signal?: AbortSignal): Promise<DashboardFigures>;
+  orders(signal?: AbortSignal): Promise<OrderFigures>;
   /** Successful payments per UTC day from `from` to `to` inclusive, only days that have some. */
-  revenueByDayMinor(from: string, to: string): Promise<ReadonlyMap<string, bigint>>;
+  revenueByDayMinor(from: string, to: string, signal?: AbortSignal): Promise<ReadonlyMap<string, bigint>>;
 }
 
 export function createAnalyticsFigures(store: AnalyticsStore): AnalyticsFigures {
   return {
-    async dashboard(day) {
-      const [row] = await store.query<{ users: string; orders: string; onDay: string; revenue: string }>(sql`
+    async dashboard(day, signal) {
+      const [row] = await store.query<{ users: string; orders: string; onDay: string; revenue: string }>(
+        sql`
         SELECT sum(users_registered) - sum(users_deleted) AS users,
                sum(orders_placed) AS orders,
                sumIf(orders_placed, day = toDate(${day})) AS onDay,
                sum(revenue_minor) AS revenue
-        FROM figures_by_day FINAL`);
+        FROM figures_by_day FINAL`,
+        signal,
+      );
       return {
         totalUsers: count(row?.users),
         totalOrders: count(row?.orders),
@@ -53,25 +56,31 @@ export function createAnalyticsFigures(store: AnalyticsStore): AnalyticsFigures 
       };
     },
 
-    async orders() {
-      const [row] = await store.query<Record<"placed" | OrderStatus, string>>(sql`
+    async orders(signal) {
+      const [row] = await store.query<Record<"placed" | OrderStatus, string>>(
+        sql`
         SELECT sum(orders_placed) AS placed,
                sum(orders_created) AS CREATED,
                sum(orders_confirmed) AS CONFIRMED,
                sum(orders_cancelled) AS CANCELLED
         FROM figures_by_day FINAL
-        WHERE family = 'orders'`);
+        WHERE family = 'orders'`,
+        signal,
+      );
       const ordersByStatus = Object.fromEntries(
         orderStatuses.map((status) => [status, count(row?.[status])]),
       ) as Record<OrderStatus, number>;
       return { totalOrders: count(row?.placed), ordersByStatus };
     },
 
-    async revenueByDayMinor(from, to) {
-      const rows = await store.query<{ day: string; total: string }>(sql`
+    async revenueByDayMinor(from, to, signal) {
+      const rows = await store.query<{ day: string; total: string }>(
+        sql`
         SELECT day, sum(revenue_minor) AS total FROM figures_by_day FINAL
         WHERE family = 'payments' AND day >= toDate(${from}) AND day <= toDate(${to})
-        GROUP BY day`);
+        GROUP BY day`,
+        signal,
+      );
       return new Map(rows.map((row) => [row.day, BigInt(row.total)]));
     },
   };

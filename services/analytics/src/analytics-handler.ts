@@ -5,10 +5,10 @@ import type { AnalyticsReports } from "./analytics-reports.js";
 /** REST: /api/analytics/dashboard, /api/analytics/revenue, /api/analytics/orders (ADMIN, by the contract). */
 export function createAnalyticsHandler(reports: AnalyticsReports): ServiceImpl<typeof AnalyticsService> {
   return {
-    getDashboard: () => reports.dashboard(),
-    async getRevenue(req) {
-      return { dailyRevenue: await reports.dailyRevenue(req.from, req.to) };
+    getDashboard: (_req, ctx) => reports.dashboard(ctx.signal),
+    async getRevenue(req, ctx) {
+      return { dailyRevenue: await reports.dailyRevenue(req.from, req.to, ctx.signal) };
     },
-    getOrderStats: () => reports.orderStats(),
+    getOrderStats: (_req, ctx) => reports.orderStats(ctx.signal),
   };
 }

@@ -21,16 +21,17 @@ export interface DailyRevenue {
 }
 
 export interface AnalyticsReports {
-  dashboard(): Promise<Dashboard>;
+  /** In each, `signal` is the request's. */
+  dashboard(signal?: AbortSignal): Promise<Dashboard>;
   /** `from` and `to` as the request gave them (empty when absent). */
-  dailyRevenue(from: string, to: string): Promise<DailyRevenue[]>;
-  orderStats(): Promise<OrderFigures>;
+  dailyRevenue(from: string, to: string, signal?: AbortSignal): Promise<DailyRevenue[]>;
+  orderStats(signal?: AbortSignal): Promise<OrderFigures>;
 }
 
 export function createAnalyticsReports(figures: AnalyticsFigures, clock: Clock): AnalyticsReports {
   return {
-    async dashboard() {
-      const figuresToday = await figures.dashboard(formatDate(clock()));
+    async dashboard(signal) {
+      const figuresToday = await figures.dashboard(formatDate(clock()), signal);
       return {
         totalUsers: figuresToday.totalUsers,
         totalOrders: figuresToday.totalOrders,
@@ -39,12 +40,12 @@ export function createAnalyticsReports(figures: AnalyticsFigures, clock: Clock):
       };
     },
 
-    async dailyRevenue(from, to) {
+    async dailyRevenue(from, to, signal) {
       const range = revenueRange(from, to, formatDate(clock()));
-      const byDay = await figures.revenueByDayMinor(range.from, range.to);
+      const byDay = await figures.revenueByDayMinor(range.from, range.to, signal);
       return range.days.map((date) => ({ date, amount: fromMinorUnitsTotal(byDay.get(date) ?? 0n) }));
     },
 
-    orderStats: () => figures.orders(),
+    orderStats: (signal) => figures.orders(signal),
   };
 }

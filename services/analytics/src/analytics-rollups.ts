@@ -164,16 +164,17 @@ export async function refreshRollups(
   store: AnalyticsStore,
   family: EventFamily,
   seconds: readonly Date[],
+  signal?: AbortSignal,
 ): Promise<void> {
   if (seconds.length === 0) return;
   const epochSeconds = [...new Set(seconds.map((second) => Math.floor(second.getTime() / 1_000)))].sort(
     (a, b) => a - b,
   );
   for (const some of chunks(epochSeconds, secondsPerStatement)) {
-    await store.command(sumSeconds(family, theSeconds(some), nextVersion()));
+    await store.command(sumSeconds(family, theSeconds(some), nextVersion()), signal);
   }
   const days = [...new Set(epochSeconds.map((second) => formatDate(new Date(second * 1_000))))];
   for (const some of chunks(days, daysPerStatement)) {
-    await store.command(sumDays(family, secondsOfDays(some), nextVersion()));
+    await store.command(sumDays(family, secondsOfDays(some), nextVersion()), signal);
   }
 }

@@ -28,6 +28,7 @@ import {
 } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
 import type { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import type { AccountDocument } from "./account-store.js";
+import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
 import type { LoginThrottle } from "./login-throttle.js";
 import type { PasswordHasher } from "./password-hasher.js";
 import type { TokenIssuer } from "./token-issuer.js";
@@ -129,7 +130,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       if (error instanceof DuplicateKeyError) throw conflict("an account with this email already exists");
       throw error;
     }
-    await createProfile(account);
+    await createProfile(account, signal);
     return account;
   }
 
@@ -137,19 +138,22 @@ export function createAccounts(deps: AccountsDeps): Accounts {
    * The profile is created synchronously so that register → login → GET /api/users/me works at
    * once. Should the call fail, the User service also creates it from USER_REGISTERED.
    */
-  async function createProfile(account: AccountDocument): Promise<void> {
+  async function createProfile(account: AccountDocument, signal?: AbortSignal): Promise<void> {
     try {
-      await deps.directory.createProfile({
-        userId: account._id,
-        email: account.email,
-        fullName: account.fullName,
-        phoneNo: account.phoneNo,
-        role: account.role,
-        createdAt: account.createdAt,
-      });
+      await deps.directory.createProfile(
+        {
+          userId: account._id,
+          email: account.email,
+          fullName: account.fullName,
+          phoneNo: account.phoneNo,
+          role: account.role,
+          createdAt: account.createdAt,
+        },
+        { signal: keepingTrace(signal) },
+      );
     } catch (error) {
       deps.logger.warn(
-        { err: error, userId: account._id },
+        { err: error, userId: account._id, signal },
         "profile not created now; USER_REGISTERED will create it",
       );
     }
@@ -199,7 +203,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
         String(account._id),
       );
       await deps.outbox.record([login], signal);
-      await deps.throttle.reset(email);
+      await deps.throttle.reset(email, signal);
       return token;
     },
 

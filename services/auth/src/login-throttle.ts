@@ -32,7 +32,7 @@ export interface LoginThrottle {
    */
   claim(email: string, now: Date, signal?: AbortSignal): Promise<number>;
   /** A successful login frees the account's attempts. */
-  reset(email: string): Promise<void>;
+  reset(email: string, signal?: AbortSignal): Promise<void>;
   /** Deletes slots whose attempt left the window, at most `limit` per call. */
   sweep(now: Date, limit?: number): Promise<number>;
 }
@@ -98,8 +98,8 @@ export function createLoginThrottle(
       return Math.max(1, Math.ceil(wait / 1000));
     },
 
-    async reset(email) {
-      for (const id of slotIds(email)) await attempts.delete(id);
+    async reset(email, signal) {
+      for (const id of slotIds(email)) await attempts.delete(id, signal);
     },
 
     async sweep(now, limit = 500) {

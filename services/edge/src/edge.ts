@@ -18,25 +18,17 @@ import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { userEmailHeader, userIdHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
-import type { Logger } from "@commerce/runtime/logging/logger.js";
+import { traceIdsOf, type Logger } from "@commerce/runtime/logging/logger.js";
 import { retryAfterHeader } from "@commerce/runtime/errors/to-connect-error.js";
 import type {
   DualRequest,
   DualRequestHandler,
   DualResponse,
 } from "@commerce/runtime/server/dual-protocol-server.js";
-import {
-  context,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Context,
-  type Span,
-  type Tracer,
-} from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { ServiceTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import {
-  contextFromHeaders,
+  contextFromFields,
   injectIntoRecord,
   traceContextHeaders,
 } from "@commerce/runtime/telemetry/trace-context.js";
@@ -102,7 +94,7 @@ export function createEdge(options: EdgeOptions): Edge {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const callSignals = createCallSignals();
 
-  async function serve(req: DualRequest, res: DualResponse, span?: Span): Promise<void> {
+  async function serve(req: DualRequest, res: DualResponse, traced?: RequestSpan): Promise<void> {
     const target = req.url ?? "/";
     const queryAt = target.indexOf("?");
     const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
@@ -121,9 +113,9 @@ export function createEdge(options: EdgeOptions): Edge {
       return;
     }
     const { route, params } = match;
-    if (span !== undefined) {
-      span.updateName(`${route.verb} ${route.template}`);
-      span.setAttribute("http.route", route.template);
+    if (traced !== undefined) {
+      traced.span.updateName(`${route.verb} ${route.template}`);
+      traced.span.setAttribute("http.route", route.template);
     }
 
     const header: Record<string, string> = {};
@@ -132,7 +124,7 @@ export function createEdge(options: EdgeOptions): Edge {
       header[name] = Array.isArray(value) ? value.join(", ") : value;
     }
     header[edgeCredentialHeader] = options.edgeSecret;
-    if (span !== undefined) injectIntoRecord(context.active(), header);
+    if (traced !== undefined) injectIntoRecord(traced.active, header);
     if (route.contract.access !== Access.PUBLIC) {
       const caller = await options.verifyToken(req.headers.authorization);
       if (caller === undefined) {
@@ -186,7 +178,7 @@ export function createEdge(options: EdgeOptions): Edge {
       const connectError = ConnectError.from(error);
       if (connectError.code === Code.Internal || connectError.code === Code.Unknown) {
         options.logger.error(
-          { err: connectError, route: `${route.verb} ${route.template}` },
+          { err: connectError, route: `${route.verb} ${route.template}`, ...traceIdsOf(traced?.active) },
           "upstream failed",
         );
       }
@@ -198,8 +190,8 @@ export function createEdge(options: EdgeOptions): Edge {
     }
   }
 
-  const fail = (res: DualResponse) => (error: unknown) => {
-    options.logger.error({ err: error }, "edge failure");
+  const fail = (res: DualResponse, traced?: RequestSpan) => (error: unknown) => {
+    options.logger.error({ err: error, ...traceIdsOf(traced?.active) }, "edge failure");
     if (!res.headersSent) sendError(res, errorBody(500, "INTERNAL", "internal error"));
     else res.destroy();
   };
@@ -215,10 +207,16 @@ export function createEdge(options: EdgeOptions): Edge {
             serve(req, res).catch(fail(res));
             return;
           }
-          const { span, active } = startRequestSpan(tracer, req, res);
-          context.with(active, () => serve(req, res, span)).catch(fail(res));
+          const traced = startRequestSpan(tracer, req, res);
+          serve(req, res, traced).catch(fail(res, traced));
         };
   return { handler, routes };
+}
+
+/** A request's SERVER span, and the context it is the span of (what the service is sent). */
+interface RequestSpan {
+  readonly span: Span;
+  readonly active: Context;
 }
 
 /**
@@ -227,13 +225,13 @@ export function createEdge(options: EdgeOptions): Edge {
  * an error on 5xx only (a 4xx is the client's; a client that went away before the answer leaves
  * no status). No path, query, header or body: they hold ids, tokens and personal data.
  */
-function startRequestSpan(
-  tracer: Tracer,
-  req: DualRequest,
-  res: DualResponse,
-): { span: Span; active: Context } {
+function startRequestSpan(tracer: Tracer, req: DualRequest, res: DualResponse): RequestSpan {
   const verb = req.method !== undefined && httpMethods.has(req.method) ? req.method : "_OTHER";
-  const parent = contextFromHeaders(incomingTraceHeaders(req));
+  const { traceparent, tracestate } = req.headers;
+  const parent = contextFromFields({
+    ...(typeof traceparent === "string" ? { traceparent } : {}),
+    ...(typeof tracestate === "string" ? { tracestate } : {}),
+  });
   const span = tracer.startSpan(
     verb === "_OTHER" ? "HTTP" : verb,
     { kind: SpanKind.SERVER, attributes: { "http.request.method": verb, "url.scheme": "http" } },
@@ -250,16 +248,6 @@ function startRequestSpan(
 }
 
 const httpMethods = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE"]);
-
-/** Only the trace context headers of a request, as web Headers for the propagator. */
-function incomingTraceHeaders(req: DualRequest): Headers {
-  const headers = new Headers();
-  for (const name of traceContextHeaders) {
-    const value = req.headers[name];
-    if (typeof value === "string") headers.set(name, value);
-  }
-  return headers;
-}
 
 /** Kubernetes probes of the edge itself: `/healthz` (alive) and `/readyz` (can serve). */
 function probe(res: DualResponse, path: string, isReady: () => boolean): void {

@@ -43,6 +43,7 @@ import type { OrderMetrics } from "./order-metrics.js";
 import { canMove, type OrderStatus } from "./order-status.js";
 import { newOrderId, type OrderDocument, type OrderItem } from "./order-store.js";
 import type { StockReleases } from "./stock-releases.js";
+import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
 
 export interface OrderLineRequest {
   readonly productId: string;
@@ -134,12 +135,15 @@ export function createOrders(deps: OrdersDeps): Orders {
     return notFound("product not found");
   }
 
-  /** Best effort: if it fails, the Product service's sweeper releases the reservation. */
-  async function releaseQuietly(orderId: string): Promise<void> {
+  /**
+   * Best effort: if it fails, the Product service's sweeper releases the reservation. Under the
+   * request's trace, not cut short by its end.
+   */
+  async function releaseQuietly(orderId: string, signal: AbortSignal): Promise<void> {
     try {
-      await inventory.releaseStock({ orderId });
+      await inventory.releaseStock({ orderId }, { signal: keepingTrace(signal) });
     } catch (error) {
-      logger.warn({ err: error, orderId }, "reservation not released now; the product sweeper will");
+      logger.warn({ err: error, orderId, signal }, "reservation not released now; the product sweeper will");
     }
   }
 
@@ -148,15 +152,18 @@ export function createOrders(deps: OrdersDeps): Orders {
    * under the same id answers for good. If the tombstone goes in, the order never can, and the
    * stock is released; if its id is taken, the order is there.
    */
-  async function settleFailedInsert(order: OrderContent): Promise<"landed" | "abandoned" | "unknown"> {
+  async function settleFailedInsert(
+    order: OrderContent,
+    signal: AbortSignal,
+  ): Promise<"landed" | "abandoned" | "unknown"> {
     try {
-      await orders.insert({ ...order, status: "ABANDONED" }, []);
+      await orders.insert({ ...order, status: "ABANDONED" }, [], keepingTrace(signal));
     } catch (error) {
       if (error instanceof DuplicateKeyError) return "landed";
-      logger.error({ err: error, orderId: order._id }, "cannot tell whether an order was written");
+      logger.error({ err: error, orderId: order._id, signal }, "cannot tell whether an order was written");
       return "unknown";
     }
-    await releaseQuietly(order._id);
+    await releaseQuietly(order._id, signal);
     return "abandoned";
   }
 
@@ -184,7 +191,7 @@ export function createOrders(deps: OrdersDeps): Orders {
       } catch (error) {
         // A product deactivated since the lookup: refused, nothing taken.
         if (ConnectError.from(error).code === Code.NotFound) throw await missingProduct(items, signal);
-        await releaseQuietly(orderId); // it may have been taken before the failure
+        await releaseQuietly(orderId, signal); // it may have been taken before the failure
         throw unavailable("the product service is unavailable; retry", error);
       }
       if (!reservation.reserved) {
@@ -197,7 +204,7 @@ export function createOrders(deps: OrdersDeps): Orders {
       // service that does not say; nothing safe to assume).
       const holdMs = Number(reservation.holdMs);
       if (holdMs <= 0 || performance.now() - reservingSince > holdMs / 2) {
-        await releaseQuietly(orderId);
+        await releaseQuietly(orderId, signal);
         throw tooSlow();
       }
 
@@ -232,11 +239,11 @@ export function createOrders(deps: OrdersDeps): Orders {
       try {
         stored = await orders.insert(content, [placed], signal);
       } catch (error) {
-        if ((await settleFailedInsert(content)) !== "landed") {
+        if ((await settleFailedInsert(content, signal)) !== "landed") {
           throw unavailable("the order could not be stored; retry", error);
         }
         // It landed after all (a lost acknowledgement): answer with the order as stored.
-        const landed = await orders.get(orderId);
+        const landed = await orders.get(orderId, keepingTrace(signal));
         if (landed === undefined) throw unavailable("the order could not be stored; retry", error);
         stored = landed;
       }
@@ -292,7 +299,7 @@ export function createOrders(deps: OrdersDeps): Orders {
         signal,
       );
       if (outcome === undefined) throw notFound("order not found");
-      if (cancelling) await deps.stockReleases.release(orderId);
+      if (cancelling) await deps.stockReleases.release(orderId, signal);
     },
 
     getPayableOrder: liveOrder,

@@ -32,7 +32,7 @@ export function createPaymentConsumer(orders: Orders, logger: EventLogger): Even
     } catch (error) {
       if (!(error instanceof DomainError && error.kind === "not_found")) throw error;
       logger.warn(
-        { orderId: payment.orderId, paymentId: payment.paymentId },
+        { orderId: payment.orderId, paymentId: payment.paymentId, signal },
         "PAYMENT_SUCCESS for an unknown order; skipped",
       );
       return undefined;
@@ -40,8 +40,8 @@ export function createPaymentConsumer(orders: Orders, logger: EventLogger): Even
   }
 
   /** True when the order is CREATED and the payment is for it; otherwise logs why not. */
-  function confirmable(order: OrderDocument, payment: PaymentSucceeded): boolean {
-    const fields = { orderId: order._id, paymentId: payment.paymentId, status: order.status };
+  function confirmable(order: OrderDocument, payment: PaymentSucceeded, signal: AbortSignal): boolean {
+    const fields = { orderId: order._id, paymentId: payment.paymentId, status: order.status, signal };
     // Both in minor units: exact, no rounding between what was paid and what is owed.
     if (order.customerId !== payment.customerId || payment.amountMinor !== BigInt(order.totalMinor)) {
       logger.error(
@@ -62,16 +62,19 @@ export function createPaymentConsumer(orders: Orders, logger: EventLogger): Even
     if (record.type !== type) return; // PAYMENT_CREATED, PAYMENT_FAILED: nothing to do
     const payment = parseEventData(PaymentSucceededSchema, record);
     const order = await orderOf(payment, signal);
-    if (order === undefined || !confirmable(order, payment)) return;
+    if (order === undefined || !confirmable(order, payment, signal)) return;
     try {
       await orders.updateStatus(order._id, "CONFIRMED", signal);
-      logger.info({ orderId: order._id, paymentId: payment.paymentId }, "order confirmed by its payment");
+      logger.info(
+        { orderId: order._id, paymentId: payment.paymentId, signal },
+        "order confirmed by its payment",
+      );
     } catch (error) {
       if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
       // Moved meanwhile (an admin confirmed or cancelled it): judge the status that is there now.
       const now = await orderOf(payment, signal);
       if (now?.status === "CREATED") throw error; // only lost races: retry with backoff
-      if (now !== undefined) confirmable(now, payment);
+      if (now !== undefined) confirmable(now, payment, signal);
     }
   };
 }

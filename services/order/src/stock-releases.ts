@@ -16,6 +16,7 @@ import { DomainError } from "@commerce/runtime/errors/domain-error.js";
 import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
 import { unchanged } from "@commerce/runtime/store/change-document.js";
 import type { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
 import type { OrderDocument } from "./order-store.js";
 
 export interface StockReleasesOptions {
@@ -29,9 +30,10 @@ export interface StockReleasesOptions {
 export interface StockReleases {
   /**
    * Releases the stock of a cancelled order and clears its marker. Resolves false (and logs)
-   * when the Product service could not be reached: the loop retries later.
+   * when the Product service could not be reached: the loop retries later. `signal` is the
+   * cancelling request's: the release joins its trace, and is not cut short by it.
    */
-  release(orderId: string): Promise<boolean>;
+  release(orderId: string, signal?: AbortSignal): Promise<boolean>;
   /** One pass over the orders whose release is pending; returns how many it settled. */
   retryPending(signal?: AbortSignal): Promise<number>;
   start(): void;
@@ -48,10 +50,13 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
   let loop: Promise<void> | undefined;
   let failing = false;
 
-  async function clearMarker(orderId: string): Promise<void> {
+  async function clearMarker(orderId: string, signal: AbortSignal): Promise<void> {
     try {
-      await orders.change(orderId, (current) =>
-        current.stockReleasePending ? { next: { ...current, stockReleasePending: false } } : unchanged,
+      await orders.change(
+        orderId,
+        (current) =>
+          current.stockReleasePending ? { next: { ...current, stockReleasePending: false } } : unchanged,
+        signal,
       );
     } catch (error) {
       if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
@@ -60,12 +65,13 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
     }
   }
 
-  async function releaseOnce(orderId: string): Promise<boolean> {
+  async function releaseOnce(orderId: string, signal: AbortSignal): Promise<boolean> {
     // Settled meanwhile (by the request that cancelled, or by another pass): nothing owed.
-    if ((await orders.get(orderId))?.stockReleasePending !== true) return true;
+    if ((await orders.get(orderId, signal))?.stockReleasePending !== true) return true;
     try {
-      // No request signal: a client that goes away must not leave the debt half paid.
-      await inventory.releaseStock({ orderId });
+      // Not the request's signal as it is (one that only carries its trace): a client that goes
+      // away must not leave the debt half paid.
+      await inventory.releaseStock({ orderId }, { signal });
     } catch (error) {
       if (!failing)
         logger.warn({ err: error, orderId }, "stock release failed; the retry loop will repeat it");
@@ -74,14 +80,14 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
     }
     if (failing) logger.info({ orderId }, "stock releases work again");
     failing = false;
-    await clearMarker(orderId);
+    await clearMarker(orderId, signal);
     return true;
   }
 
-  function release(orderId: string): Promise<boolean> {
+  function release(orderId: string, signal?: AbortSignal): Promise<boolean> {
     let call = inFlight.get(orderId);
     if (call === undefined) {
-      call = releaseOnce(orderId).finally(() => inFlight.delete(orderId));
+      call = releaseOnce(orderId, keepingTrace(signal)).finally(() => inFlight.delete(orderId));
       inFlight.set(orderId, call);
     }
     return call;

@@ -225,7 +225,10 @@ export function createPayments(deps: PaymentsDeps): Payments {
       const payment = await byGatewayOrder(callback.providerOrderId, signal);
       if (payment === undefined) {
         // Not an order we opened (or not one we answered for): retrying cannot change that.
-        logger.warn({ providerOrderId: callback.providerOrderId }, "callback for an unknown gateway order");
+        logger.warn(
+          { providerOrderId: callback.providerOrderId, signal },
+          "callback for an unknown gateway order",
+        );
         return callbackMessages.unknownOrder;
       }
       // Checked against the gateway order we stored, not the one the body names.
@@ -276,7 +279,10 @@ export function createPayments(deps: PaymentsDeps): Payments {
       if (outcome === undefined) throw unavailable("the payment disappeared; retry");
       if (outcome.changed) {
         deps.metrics.paymentReached(outcome.doc.status);
-        logger.info({ paymentId: payment._id, status: outcome.doc.status }, "payment callback processed");
+        logger.info(
+          { paymentId: payment._id, status: outcome.doc.status, signal },
+          "payment callback processed",
+        );
         return callbackMessages.processed;
       }
       if (paid && outcome.doc.paidBy !== callback.providerPaymentId) {
@@ -286,6 +292,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
             paymentId: payment._id,
             providerPaymentId: callback.providerPaymentId,
             paidBy: outcome.doc.paidBy,
+            signal,
           },
           "a second successful payment for a paid order; refund it at the gateway",
         );

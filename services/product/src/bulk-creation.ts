@@ -25,6 +25,7 @@ import { checkDraft, type NewProduct, type ProductDraftInput } from "./product-d
 import { insertProduct, nameTakenMessage, productCreated } from "./product-insertion.js";
 import type { ProductDocument } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
+import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
 
 export interface BulkCreation {
   /** Creates every draft or none; returns the new ids in request order. */
@@ -66,23 +67,26 @@ export function createBulkCreation(deps: BulkCreationDeps): BulkCreation {
   }
 
   /** PENDING → ACTIVE with PRODUCT_CREATED; a no-op when it is active already. */
-  async function activate(productId: string): Promise<void> {
+  async function activate(productId: string, signal?: AbortSignal): Promise<void> {
     // Read before the change: the decision must be pure, and a PENDING product's stock is its
     // INITIAL entry, which nothing else can change while the product is invisible to orders.
-    const stock = await deps.ledger.balance(productId);
-    const outcome = await products.change(productId, (current) =>
-      current.status === "PENDING"
-        ? {
-            next: { ...current, status: "ACTIVE" },
-            events: [productCreated(deps.events, current, stock)],
-          }
-        : unchanged,
+    const stock = await deps.ledger.balance(productId, signal);
+    const outcome = await products.change(
+      productId,
+      (current) =>
+        current.status === "PENDING"
+          ? {
+              next: { ...current, status: "ACTIVE" },
+              events: [productCreated(deps.events, current, stock)],
+            }
+          : unchanged,
+      signal,
     );
     if (outcome === undefined) throw new Error(`pending product ${productId} vanished`);
   }
 
-  async function discard(pending: readonly ProductDocument[]): Promise<void> {
-    for (const product of pending) await products.delete(product._id);
+  async function discard(pending: readonly ProductDocument[], signal?: AbortSignal): Promise<void> {
+    for (const product of pending) await products.delete(product._id, signal);
   }
 
   return {
@@ -91,12 +95,15 @@ export function createBulkCreation(deps: BulkCreationDeps): BulkCreation {
       const batch = { id: randomUUID(), size: items.length };
       const written: ProductDocument[] = [];
       try {
-        for (const item of items) written.push(await insertProduct(insertion, item, "PENDING", batch));
+        for (const item of items) {
+          written.push(await insertProduct(insertion, item, "PENDING", signal, batch));
+        }
       } catch (error) {
-        await discard(written);
+        await discard(written, keepingTrace(signal));
         throw error;
       }
-      for (const product of written) await activate(product._id);
+      const settling = keepingTrace(signal);
+      for (const product of written) await activate(product._id, settling);
       return written.map((product) => product._id);
     },
 

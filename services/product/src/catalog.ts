@@ -19,6 +19,7 @@ import { checkDraft, inactiveNameKey, type ProductDraftInput } from "./product-d
 import { insertProduct, nameTakenMessage } from "./product-insertion.js";
 import type { CategoryDocument, ProductDocument } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
+import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
 
 /** A product as reads show it: the document, its current stock and its category's name. */
 export interface StockedProduct {
@@ -152,7 +153,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       if ((await products.findOne({ nameKey: product.nameKey }, { signal })) !== undefined) {
         throw conflict(nameTakenMessage);
       }
-      const doc = await insertProduct(insertion, product, "ACTIVE");
+      const doc = await insertProduct(insertion, product, "ACTIVE", signal);
       return doc._id;
     },
 
@@ -169,12 +170,15 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       } else {
         // An absolute target: the ledger appends target - current, recomputed on every retry,
         // so a reservation racing with this update is never lost (see stock-ledger.ts).
-        await ledger.append({
-          productId,
-          key: `admin:${randomUUID()}`,
-          reason: "ADMIN_UPDATE",
-          amount: { setTo: change.stock },
-        });
+        await ledger.append(
+          {
+            productId,
+            key: `admin:${randomUUID()}`,
+            reason: "ADMIN_UPDATE",
+            amount: { setTo: change.stock },
+          },
+          keepingTrace(signal),
+        );
         stock = change.stock;
       }
       await changeActive(
@@ -188,7 +192,7 @@ export function createCatalog(deps: CatalogDeps): Catalog {
           );
           return { next, events: [updated] };
         },
-        change.stock === undefined ? signal : undefined,
+        change.stock === undefined ? signal : keepingTrace(signal),
       );
     },
 

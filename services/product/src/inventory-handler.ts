@@ -20,10 +20,11 @@ export function createInventoryHandler(
         })),
       };
     },
-    async reserveStock(req) {
+    async reserveStock(req, ctx) {
       const outcome = await reservations.reserve(
         req.orderId,
         req.lines.map((line) => ({ productId: line.productId, quantity: line.quantity })),
+        ctx.signal,
       );
       return {
         reserved: outcome.reserved,
@@ -31,8 +32,8 @@ export function createInventoryHandler(
         holdMs: BigInt(reservations.holdMs),
       };
     },
-    async releaseStock(req) {
-      return { released: await reservations.release(req.orderId) };
+    async releaseStock(req, ctx) {
+      return { released: await reservations.release(req.orderId, ctx.signal) };
     },
   };
 }

@@ -17,8 +17,8 @@ export const orderTopic = eventContract(OrderPlacedSchema).topic;
 
 export function createOrderPlacedConsumer(reservations: Reservations): EventHandler {
   const { type } = eventContract(OrderPlacedSchema);
-  return async (record) => {
+  return async (record, signal) => {
     if (record.type !== type) return; // ORDER_STATUS_UPDATED: releases arrive as RPCs
-    await reservations.commit(record.subject);
+    await reservations.commit(record.subject, signal);
   };
 }

@@ -14,6 +14,7 @@ import { ProductCreatedSchema } from "@commerce/runtime/gen/commerce/events/v1/p
 import { generateSku, type NewProduct } from "./product-draft.js";
 import type { ProductDocument, ProductStatus } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
+import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
 
 export interface ProductInsertionDeps {
   readonly products: RecordedCollection<ProductDocument>;
@@ -52,22 +53,23 @@ export function productCreated(
  * Stores `product` with `status`. An ACTIVE product carries its PRODUCT_CREATED in the same
  * write; a PENDING one carries nothing until it is activated. Throws a conflict when an active
  * or pending product already holds the name and brand (the unique index decides, so two
- * concurrent creations cannot both win). Takes no abort signal: once the ledger entry is
- * written, the product is written too, whether or not the client still waits.
+ * concurrent creations cannot both win). Not cut short by the caller's `signal`, only joined to
+ * its trace: once the ledger entry is written, the product is written too, whether or not the
+ * client still waits.
  */
 export async function insertProduct(
   deps: ProductInsertionDeps,
   product: NewProduct,
   status: Extract<ProductStatus, "ACTIVE" | "PENDING">,
+  callerSignal: AbortSignal | undefined,
   batch?: { readonly id: string; readonly size: number },
 ): Promise<ProductDocument> {
+  const signal = keepingTrace(callerSignal);
   const id = randomUUID();
-  await deps.ledger.append({
-    productId: id,
-    key: `initial:${id}`,
-    reason: "INITIAL",
-    amount: { setTo: product.stock },
-  });
+  await deps.ledger.append(
+    { productId: id, key: `initial:${id}`, reason: "INITIAL", amount: { setTo: product.stock } },
+    signal,
+  );
   for (let attempt = 0; attempt < maxSkuAttempts; attempt++) {
     const draft: Unrecorded<ProductDocument> = {
       _id: id,
@@ -84,10 +86,10 @@ export async function insertProduct(
     };
     const events = status === "ACTIVE" ? [productCreated(deps.events, draft, product.stock)] : [];
     try {
-      return await deps.products.insert(draft, events);
+      return await deps.products.insert(draft, events, signal);
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
-      const holder = await deps.products.findOne({ nameKey: product.nameKey });
+      const holder = await deps.products.findOne({ nameKey: product.nameKey }, { signal });
       if (holder !== undefined) throw conflict(nameTakenMessage);
       // Otherwise the SKU was taken: draw another.
     }

@@ -44,6 +44,7 @@ import type {
   ReservedLine,
 } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
+import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
 
 export interface ReserveOutcome {
   readonly reserved: boolean;
@@ -54,12 +55,16 @@ export interface ReserveOutcome {
 export interface Reservations {
   /** How long a reservation holds stock for an order never written (the TTL); ReserveStock says it. */
   readonly holdMs: number;
-  /** Takes every line or none. NOT_FOUND when a product is unknown or inactive. */
-  reserve(orderId: string, lines: readonly ReservedLine[]): Promise<ReserveOutcome>;
+  /**
+   * Takes every line or none. NOT_FOUND when a product is unknown or inactive. In each of these
+   * three, `signal` is the caller's: the work joins its trace, and runs to its end whatever
+   * becomes of the caller (stock taken must be settled).
+   */
+  reserve(orderId: string, lines: readonly ReservedLine[], signal?: AbortSignal): Promise<ReserveOutcome>;
   /** Gives back what the order's reservation took; false when it held nothing. */
-  release(orderId: string): Promise<boolean>;
+  release(orderId: string, signal?: AbortSignal): Promise<boolean>;
   /** The order was written (ORDER_PLACED): its HELD reservation is COMMITTED; else nothing. */
-  commit(orderId: string): Promise<void>;
+  commit(orderId: string, signal?: AbortSignal): Promise<void>;
   /** One pass of the sweeper (see the module comment); returns how many reservations it settled. */
   sweep(): Promise<number>;
 }
@@ -105,10 +110,14 @@ export function createReservations(deps: ReservationsDeps): Reservations {
     orderId: string,
     from: readonly ReservationState[],
     to: ReservationState,
-    extra: Partial<Pick<ReservationDocument, "shortProductId" | "missingProductId" | "releasedFrom">> = {},
+    extra: Partial<Pick<ReservationDocument, "shortProductId" | "missingProductId" | "releasedFrom">>,
+    signal: AbortSignal | undefined,
   ): Promise<boolean> {
-    const outcome = await changeDocument(reservations, orderId, (current) =>
-      from.includes(current.state) ? { ...current, ...extra, state: to } : unchanged,
+    const outcome = await changeDocument(
+      reservations,
+      orderId,
+      (current) => (from.includes(current.state) ? { ...current, ...extra, state: to } : unchanged),
+      signal,
     );
     return outcome?.changed === true;
   }
@@ -122,45 +131,49 @@ export function createReservations(deps: ReservationsDeps): Reservations {
     orderId: string,
     lines: readonly ReservedLine[],
     taken: "all" | "unknown",
+    signal: AbortSignal | undefined,
   ): Promise<void> {
     for (const line of lines) {
       let quantity = line.quantity;
       if (taken === "unknown") {
-        const reserved = await ledger.entry(reserveKey(orderId, line.productId));
+        const reserved = await ledger.entry(reserveKey(orderId, line.productId), signal);
         if (reserved === undefined) continue;
         quantity = -reserved.delta;
       }
-      await ledger.append({
-        productId: line.productId,
-        key: releaseKey(orderId, line.productId),
-        reason: "ORDER_RELEASED",
-        orderId,
-        amount: { delta: quantity },
-      });
+      await ledger.append(
+        {
+          productId: line.productId,
+          key: releaseKey(orderId, line.productId),
+          reason: "ORDER_RELEASED",
+          orderId,
+          amount: { delta: quantity },
+        },
+        signal,
+      );
     }
   }
 
   /** Finishes a decided release: the entries, then RELEASED. Safe to run concurrently. */
-  async function completeRelease(orderId: string): Promise<void> {
-    const current = await reservations.get(orderId);
+  async function completeRelease(orderId: string, signal?: AbortSignal): Promise<void> {
+    const current = await reservations.get(orderId, signal);
     if (current?.state !== "RELEASING") return;
     const held = current.releasedFrom === "HELD" || current.releasedFrom === "COMMITTED";
-    await giveBack(orderId, current.lines, held ? "all" : "unknown");
-    await transition(orderId, ["RELEASING"], "RELEASED");
+    await giveBack(orderId, current.lines, held ? "all" : "unknown", signal);
+    await transition(orderId, ["RELEASING"], "RELEASED", {}, signal);
   }
 
   /** Gives up a reservation that is still PENDING (its reserver failed or vanished). */
-  async function abandon(orderId: string): Promise<void> {
-    if (await transition(orderId, ["PENDING"], "RELEASING", { releasedFrom: "PENDING" })) {
-      await completeRelease(orderId);
+  async function abandon(orderId: string, signal?: AbortSignal): Promise<void> {
+    if (await transition(orderId, ["PENDING"], "RELEASING", { releasedFrom: "PENDING" }, signal)) {
+      await completeRelease(orderId, signal);
     }
   }
 
   /** The reservation once its first call has finished with it (waits while it is PENDING). */
-  async function settled(orderId: string): Promise<ReservationDocument | undefined> {
+  async function settled(orderId: string, signal: AbortSignal): Promise<ReservationDocument | undefined> {
     const deadline = Date.now() + settleWaitMs;
     for (;;) {
-      const current = await reservations.get(orderId);
+      const current = await reservations.get(orderId, signal);
       if (current?.state !== "PENDING") return current;
       if (Date.now() > deadline)
         throw unavailable("the reservation of this order is still being made; retry");
@@ -183,34 +196,37 @@ export function createReservations(deps: ReservationsDeps): Reservations {
   }
 
   /** The reserver's part: check the products, take each line, or undo and refuse. */
-  async function take(reservation: ReservationDocument): Promise<ReserveOutcome> {
+  async function take(reservation: ReservationDocument, signal: AbortSignal): Promise<ReserveOutcome> {
     const orderId = reservation._id;
-    const found = await Promise.all(reservation.lines.map((line) => products.get(line.productId)));
+    const found = await Promise.all(reservation.lines.map((line) => products.get(line.productId, signal)));
     const missing = reservation.lines.find((_, i) => found[i]?.status !== "ACTIVE");
     if (missing !== undefined) {
-      await transition(orderId, ["PENDING"], "REFUSED", { missingProductId: missing.productId });
+      await transition(orderId, ["PENDING"], "REFUSED", { missingProductId: missing.productId }, signal);
       throw notFound(productNotFound);
     }
     const taken: ReservedLine[] = [];
     for (const line of reservation.lines) {
-      const outcome = await ledger.append({
-        productId: line.productId,
-        key: reserveKey(orderId, line.productId),
-        reason: "ORDER_RESERVED",
-        orderId,
-        amount: { delta: -line.quantity },
-      });
+      const outcome = await ledger.append(
+        {
+          productId: line.productId,
+          key: reserveKey(orderId, line.productId),
+          reason: "ORDER_RESERVED",
+          orderId,
+          amount: { delta: -line.quantity },
+        },
+        signal,
+      );
       if (outcome.kind === "insufficient") {
-        await giveBack(orderId, taken, "all");
-        await transition(orderId, ["PENDING"], "REFUSED", { shortProductId: line.productId });
+        await giveBack(orderId, taken, "all", signal);
+        await transition(orderId, ["PENDING"], "REFUSED", { shortProductId: line.productId }, signal);
         return { reserved: false, shortProductId: line.productId };
       }
       taken.push(line);
     }
-    if (await transition(orderId, ["PENDING"], "HELD")) return { reserved: true };
+    if (await transition(orderId, ["PENDING"], "HELD", {}, signal)) return { reserved: true };
     // The sweeper gave this reservation up while it was being made (slower than the TTL):
     // return what this call took; the sweeper's release may have missed it.
-    await giveBack(orderId, taken, "all");
+    await giveBack(orderId, taken, "all", signal);
     return { reserved: false };
   }
 
@@ -220,19 +236,20 @@ export function createReservations(deps: ReservationsDeps): Reservations {
       await deps.orders.getPayableOrder({ orderId }, { signal: AbortSignal.timeout(10_000) });
     } catch (error) {
       if (ConnectError.from(error).code !== Code.NotFound) throw error; // unknown: ask again later
-      if (await transition(orderId, ["HELD"], "RELEASING", { releasedFrom: "HELD" })) {
+      if (await transition(orderId, ["HELD"], "RELEASING", { releasedFrom: "HELD" }, undefined)) {
         await completeRelease(orderId);
         deps.logger.warn({ orderId }, "released the stock of a reservation whose order was never written");
       }
       return;
     }
-    await transition(orderId, ["HELD"], "COMMITTED");
+    await transition(orderId, ["HELD"], "COMMITTED", {}, undefined);
   }
 
   return {
     holdMs: deps.ttlMs,
 
-    async reserve(orderId, lines) {
+    async reserve(orderId, lines, callerSignal) {
+      const signal = keepingTrace(callerSignal);
       const reservation: ReservationDocument = {
         _id: orderId,
         _v: 1,
@@ -241,36 +258,43 @@ export function createReservations(deps: ReservationsDeps): Reservations {
         heldAt: deps.clock().getTime(),
       };
       try {
-        await reservations.insert(reservation);
+        await reservations.insert(reservation, signal);
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error;
-        return answer(await settled(orderId)); // a repeat: answer as the first call did
+        return answer(await settled(orderId, signal)); // a repeat: answer as the first call did
       }
       try {
-        return await take(reservation);
+        return await take(reservation, signal);
       } catch (error) {
         // Whatever failed, nothing may stay taken for an answer the caller never got.
-        await abandon(orderId).catch((cause: unknown) =>
-          deps.logger.warn({ err: cause, orderId }, "could not undo a failed reservation; the sweeper will"),
+        await abandon(orderId, signal).catch((cause: unknown) =>
+          deps.logger.warn(
+            { err: cause, orderId, signal },
+            "could not undo a failed reservation; the sweeper will",
+          ),
         );
         throw error;
       }
     },
 
-    async release(orderId) {
+    async release(orderId, callerSignal) {
+      const signal = keepingTrace(callerSignal);
       for (;;) {
-        const current = await settled(orderId);
+        const current = await settled(orderId, signal);
         if (current === undefined) {
           // Nothing reserved yet: leave a RELEASED record, so that a reservation for this order
           // arriving late (a delayed retry) is refused instead of holding stock nobody releases.
           try {
-            await reservations.insert({
-              _id: orderId,
-              _v: 1,
-              lines: [],
-              state: "RELEASED",
-              heldAt: deps.clock().getTime(),
-            });
+            await reservations.insert(
+              {
+                _id: orderId,
+                _v: 1,
+                lines: [],
+                state: "RELEASED",
+                heldAt: deps.clock().getTime(),
+              },
+              signal,
+            );
             return false;
           } catch (error) {
             if (!(error instanceof DuplicateKeyError)) throw error;
@@ -280,10 +304,10 @@ export function createReservations(deps: ReservationsDeps): Reservations {
         switch (current.state) {
           case "HELD":
           case "COMMITTED":
-            await transition(orderId, [current.state], "RELEASING", { releasedFrom: current.state });
+            await transition(orderId, [current.state], "RELEASING", { releasedFrom: current.state }, signal);
             continue;
           case "RELEASING":
-            await completeRelease(orderId);
+            await completeRelease(orderId, signal);
             continue;
           case "RELEASED":
             return current.releasedFrom === "HELD" || current.releasedFrom === "COMMITTED";
@@ -293,8 +317,8 @@ export function createReservations(deps: ReservationsDeps): Reservations {
       }
     },
 
-    async commit(orderId) {
-      await transition(orderId, ["HELD"], "COMMITTED");
+    async commit(orderId, signal) {
+      await transition(orderId, ["HELD"], "COMMITTED", {}, keepingTrace(signal));
     },
 
     async sweep() {

@@ -17,7 +17,7 @@ import { eventTables, refreshRollups, type EventFamily } from "../analytics-roll
 import { analyticsRowOf, type TableRow } from "./event-rows.js";
 
 export function createStreamProcessor(store: AnalyticsStore): BatchHandler {
-  return async (batch) => {
+  return async (batch, signal) => {
     const byFamily = new Map<EventFamily, TableRow[]>();
     for (const record of batch.records) {
       const mapped = analyticsRowOf(record);
@@ -31,6 +31,7 @@ export function createStreamProcessor(store: AnalyticsStore): BatchHandler {
         await store.insert(
           eventTables[family],
           mapped.map(({ row }) => row),
+          signal,
         );
       } catch (error) {
         // The store's encoding refused a value (a string with a lone surrogate, say) before
@@ -51,6 +52,7 @@ export function createStreamProcessor(store: AnalyticsStore): BatchHandler {
         store,
         family,
         mapped.map(({ occurredAt }) => occurredAt),
+        signal,
       );
     }
   };

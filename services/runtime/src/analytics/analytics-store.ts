@@ -28,8 +28,12 @@ export type ResultRow = Readonly<Record<string, unknown>>;
 export interface AnalyticsStore {
   /** Which database this is, for its spans (telemetry/analytics-spans.ts). */
   readonly identity: DatabaseIdentity;
-  /** Runs a statement that returns no rows: DDL, `INSERT … VALUES`, `OPTIMIZE`. */
-  command(statement: Sql): Promise<void>;
+  /**
+   * Runs a statement that returns no rows: DDL, `INSERT … VALUES`, `OPTIMIZE`. In every method,
+   * `signal` is the call the statement belongs to: it names the trace its span joins
+   * (telemetry/analytics-spans.ts); a statement already sent is not cancelled by it.
+   */
+  command(statement: Sql, signal?: AbortSignal): Promise<void>;
   /**
    * Inserts the rows into `table` (a plain name, in the store's database) as one JSONEachRow
    * insert: one request, one block, so a ReplacingMergeTree sees them together. Every column
@@ -37,9 +41,9 @@ export interface AnalyticsStore {
    * DEFAULT expression (the adapters make chDB do the same). Unknown columns are refused. An
    * empty list sends nothing.
    */
-  insert(table: string, rows: readonly AnalyticsRow[]): Promise<void>;
+  insert(table: string, rows: readonly AnalyticsRow[], signal?: AbortSignal): Promise<void>;
   /** Runs a SELECT and returns its rows (see `ResultRow`). */
-  query<T extends ResultRow = ResultRow>(statement: Sql): Promise<T[]>;
+  query<T extends ResultRow = ResultRow>(statement: Sql, signal?: AbortSignal): Promise<T[]>;
   /** True when the store answers a trivial query now; never throws (for readiness). */
   ping(): Promise<boolean>;
   /** Releases connections; later calls fail with `AnalyticsStoreError`. Idempotent. */

@@ -19,7 +19,12 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
         connectError.code === Code.Unavailable
       ) {
         logger.error(
-          { err: connectError.cause ?? error, rpc: `${req.service.typeName}/${req.method.name}` },
+          {
+            err: connectError.cause ?? error,
+            rpc: `${req.service.typeName}/${req.method.name}`,
+            // The call's trace ids (logging/logger.ts), when it is traced.
+            signal: req.signal,
+          },
           "request failed",
         );
       }

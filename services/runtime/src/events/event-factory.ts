@@ -18,7 +18,6 @@ import { event as eventOption } from "../../gen/commerce/options/v1/options_pb.j
 import type { EventRecord } from "./event-bus.js";
 import type { OutboxEntry } from "./outbox.js";
 import { PermanentEventError } from "./permanent-event-error.js";
-import { activeTraceContext } from "../telemetry/trace-context.js";
 
 /** An event payload message's spec name (CloudEvents type) and topic. */
 export interface EventContract {
@@ -49,10 +48,7 @@ export interface EventFactory {
   /**
    * An outbox entry for `payload`, to be stored in the same write as the change it reports.
    * `subject` is the aggregate id: the partition key that keeps the aggregate's events in order.
-   * The entry carries the active span's W3C context (`traceparent`, `tracestate`): the span of
-   * the request or the consumed event that causes it, captured here, where the cause happens,
-   * so that the relay's publish and the consumers' processing join its trace however late the
-   * relay publishes. Nothing when no span is active (tracing off).
+   * The write that records it adds its cause's W3C context (events/event-cause.ts).
    */
   event<Desc extends DescMessage>(
     schema: Desc,
@@ -76,7 +72,6 @@ export function createEventFactory(source: string): EventFactory {
         subject,
         topic,
         data: toJsonString(schema, create(schema, payload), { alwaysEmitImplicit: true }),
-        ...activeTraceContext(),
       };
       return entry;
     },

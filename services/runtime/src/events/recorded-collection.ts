@@ -8,6 +8,7 @@
  */
 import { changeDocument, unchanged, type ChangeOutcome, type Unchanged } from "../store/change-document.js";
 import { DuplicateKeyError, type Collection } from "../store/document-store.js";
+import { withCause } from "./event-cause.js";
 import type { OutboxCarrier, OutboxEntry } from "./outbox.js";
 
 /** A document's own content: what domain code writes (the runtime adds the rest). */
@@ -71,7 +72,7 @@ export function createRecordedCollection<T extends OutboxCarrier>(
     count: (filter, signal) => collection.count(filter, signal),
 
     async insert(doc, events, signal) {
-      const stored = recorded(doc, 1, events);
+      const stored = recorded(doc, 1, withCause(events, signal));
       try {
         await collection.insert(stored, signal);
       } catch (error) {
@@ -94,7 +95,7 @@ export function createRecordedCollection<T extends OutboxCarrier>(
           if (decision === unchanged) return unchanged;
           const events = decision.events ?? [];
           decided.events = events.length;
-          return recorded(decision.next, current._v, [...current.outbox, ...events]);
+          return recorded(decision.next, current._v, [...current.outbox, ...withCause(events, signal)]);
         },
         signal,
       );

@@ -12,6 +12,7 @@ import type { EventCarrierDocument, OutboxCarrier, OutboxEntry } from "./outbox.
 import { createOutboxRelay, type OutboxRelay } from "./outbox-relay.js";
 import { observeOutboxBacklog } from "../telemetry/outbox-metrics.js";
 import type { ServiceTelemetry } from "../telemetry/telemetry.js";
+import { withCause } from "./event-cause.js";
 import { createRecordedCollection, type RecordedCollection } from "./recorded-collection.js";
 
 export interface ServiceOutboxOptions {
@@ -88,7 +89,7 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
     async record(events, signal) {
       const [first] = events;
       if (first === undefined) return;
-      await insertCarrier(`${first.time}-${first.id}`, events, signal);
+      await insertCarrier(`${first.time}-${first.id}`, withCause(events, signal), signal);
     },
 
     start() {

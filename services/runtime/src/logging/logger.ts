@@ -1,10 +1,13 @@
 /**
  * Structured JSON logs (pino), one line per event. The process logger carries the process name;
  * each service logs through a child bound to `{ service }`. Created from configuration at
- * start; never at import time. A line written while a span is active carries its `trace_id` and
- * `span_id` (read from the active context; nothing when tracing is off).
+ * start; never at import time. A line about a traced call carries its span's `trace_id` and
+ * `span_id`: the line's object names the call by its `signal` (the request's or the record's,
+ * never written out), whose span the call bound to it (telemetry/trace-context.ts); or it
+ * spreads `traceIdsOf(context)` itself. Nothing when tracing is off.
  */
-import { context, isSpanContextValid, trace } from "@opentelemetry/api";
+import { isSpanContextValid, trace, type Context } from "@opentelemetry/api";
+import { traceContextOf } from "../telemetry/trace-context.js";
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import type { LogLevel } from "../config/process-settings.js";
 
@@ -17,7 +20,9 @@ export function createLogger(level: LogLevel, name: string, destination?: Destin
     level,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-    mixin: traceIds,
+    mixin: traceIdsOfLine,
+    // A call's signal names its trace (above); the signal itself says nothing to a reader.
+    serializers: { signal: () => undefined },
     // Never log credentials or tokens, wherever they sit in a logged object.
     redact: {
       paths: ["password", "*.password", "token", "*.token", "authorization", "*.authorization"],
@@ -27,10 +32,17 @@ export function createLogger(level: LogLevel, name: string, destination?: Destin
   return destination === undefined ? pino(options) : pino(options, destination);
 }
 
-/** The ids of the active span, for correlating logs with traces (a new object: pino merges into it). */
-function traceIds(): object {
-  const span = trace.getSpan(context.active());
-  if (span === undefined) return {};
-  const ids = span.spanContext();
-  return isSpanContextValid(ids) ? { trace_id: ids.traceId, span_id: ids.spanId } : {};
+/** The ids of the span of the call a line names by its `signal`. */
+function traceIdsOfLine(line: object): object {
+  const { signal } = line as { signal?: unknown };
+  return signal instanceof AbortSignal ? traceIdsOf(traceContextOf(signal)) : {};
+}
+
+/**
+ * The ids of the span of `ctx`, for correlating a log line with its trace; none without a span
+ * (a new object: pino merges into it).
+ */
+export function traceIdsOf(ctx: Context | undefined): { trace_id?: string; span_id?: string } {
+  const ids = ctx === undefined ? undefined : trace.getSpan(ctx)?.spanContext();
+  return ids !== undefined && isSpanContextValid(ids) ? { trace_id: ids.traceId, span_id: ids.spanId } : {};
 }

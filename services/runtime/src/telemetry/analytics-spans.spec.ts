@@ -77,15 +77,19 @@ describe("analytics-store spans", () => {
 
       it("makes a batch's insert, rollup and read CLIENT spans under its CONSUMER span, without values", async () => {
         const handler = withBatchConsumerSpan(
-          async () => {
-            await store.insert("user_rows", [{ event_id: "evt-1", email, day: "2024-05-01" }]);
-            await store.insert("user_rows", []);
-            await store.command(sql`INSERT INTO rows_by_day (day, n)
+          async (_batch, signal) => {
+            await store.insert("user_rows", [{ event_id: "evt-1", email, day: "2024-05-01" }], signal);
+            await store.insert("user_rows", [], signal);
+            await store.command(
+              sql`INSERT INTO rows_by_day (day, n)
               SELECT day, toInt64(count()) FROM user_rows FINAL WHERE email != ${email} OR day = ${"2024-05-01"}
-              GROUP BY day`);
+              GROUP BY day`,
+              signal,
+            );
             // A value that reads like SQL must not name the span.
             const rows = await store.query<{ n: string }>(
               sql`SELECT ${"from ravi"} AS who, n FROM rows_by_day FINAL WHERE day = toDate(${"2024-05-01"})`,
+              signal,
             );
             expect(rows).to.deep.equal([{ who: "from ravi", n: "1" }]);
           },
@@ -126,8 +130,8 @@ describe("analytics-store spans", () => {
 
       it("marks a refused statement ERROR with its class, and makes no span outside any span", async () => {
         const handler = withBatchConsumerSpan(
-          async () => {
-            await store.command(sql`OPTIMIZE TABLE no_such_table`);
+          async (_batch, signal) => {
+            await store.command(sql`OPTIMIZE TABLE no_such_table`, signal);
           },
           processor,
           "kafka",
@@ -146,7 +150,7 @@ describe("analytics-store spans", () => {
 
         exporter.reset();
         await store.insert("user_rows", [{ event_id: "evt-2", email, day: "2024-05-02" }]);
-        await store.query(sql`SELECT count() FROM user_rows`);
+        await store.query(sql`SELECT count() FROM user_rows`, new AbortController().signal);
         expect(exporter.getFinishedSpans()).to.deep.equal([]);
       });
 

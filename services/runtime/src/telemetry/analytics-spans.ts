@@ -21,17 +21,33 @@ export function withAnalyticsSpans(store: AnalyticsStore, telemetry: ServiceTele
   const database = store.identity;
   return {
     identity: database,
-    command: (statement) =>
-      inDatabaseSpan(tracer, database, statementOperation(statement), () => store.command(statement)),
-    insert: (table, rows) =>
+    command: (statement, signal) =>
+      inDatabaseSpan(
+        tracer,
+        database,
+        () => statementOperation(statement),
+        signal,
+        () => store.command(statement, signal),
+      ),
+    insert: (table, rows, signal) =>
       // An empty insert sends nothing: no span either.
       rows.length === 0
-        ? store.insert(table, rows)
-        : inDatabaseSpan(tracer, database, { name: "INSERT", collection: table }, () =>
-            store.insert(table, rows),
+        ? store.insert(table, rows, signal)
+        : inDatabaseSpan(
+            tracer,
+            database,
+            () => ({ name: "INSERT", collection: table }),
+            signal,
+            () => store.insert(table, rows, signal),
           ),
-    query: (statement) =>
-      inDatabaseSpan(tracer, database, statementOperation(statement), () => store.query(statement)),
+    query: (statement, signal) =>
+      inDatabaseSpan(
+        tracer,
+        database,
+        () => statementOperation(statement),
+        signal,
+        () => store.query(statement, signal),
+      ),
     ping: () => store.ping(),
     close: () => store.close(),
   };

@@ -5,12 +5,12 @@
  * `server.port`. Never the query, the filter's values nor the documents: they hold personal
  * data (emails, names, addresses).
  *
- * Only under an active span: a request's SERVER span, a consumer's CONSUMER span. Store work
- * outside any (the outbox relay's polls and its settling of published entries, start-up
+ * Only under a span, found from the call's signal (trace-context.ts): a request's SERVER span,
+ * a consumer's CONSUMER span. Store work outside any (the outbox relay's polls and its settling of published entries, start-up
  * bootstrap, index creation) would otherwise make a root trace per operation, several a second
  * for an idle relay, that says nothing about any request (docs/decisions.md "Telemetry").
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from "@opentelemetry/api";
 import {
   ATTR_DB_COLLECTION_NAME,
   ATTR_DB_NAMESPACE,
@@ -21,7 +21,7 @@ import {
   ATTR_SERVER_PORT,
 } from "@opentelemetry/semantic-conventions";
 import type { DatabaseIdentity } from "../store/database-identity.js";
-import { sampledOut } from "./trace-context.js";
+import { sampledOut, traceContextOf } from "./trace-context.js";
 
 /** One operation on one collection (table); the collection is absent when not known. */
 export interface DatabaseOperation {
@@ -30,8 +30,9 @@ export interface DatabaseOperation {
 }
 
 /**
- * Runs `work` inside a CLIENT span of `operation`, the child of the active span; plain when no
- * span is active. The span is not made active: nothing below a store call makes spans. An
+ * Runs `work` inside a CLIENT span of `operation` (named lazily: only when there is a span), the
+ * child of the span bound to `signal`; plain when none is. Nothing below a store call makes
+ * spans. An
  * exception ends the span with status ERROR and `error.type` (its class name only: a message may
  * quote the data), unless `expected` says the caller branches on it (a duplicate key): then
  * `error.type` only, status unset, as a refused RPC leaves a server span.
@@ -39,15 +40,17 @@ export interface DatabaseOperation {
 export async function inDatabaseSpan<T>(
   tracer: Tracer,
   database: DatabaseIdentity,
-  operation: DatabaseOperation,
+  operation: () => DatabaseOperation,
+  signal: AbortSignal | undefined,
   work: () => Promise<T>,
   expected: (error: unknown) => boolean = () => false,
 ): Promise<T> {
-  const parent = context.active();
+  const parent = traceContextOf(signal);
   if (trace.getSpan(parent) === undefined || sampledOut(parent)) return work();
+  const named = operation();
   const span = tracer.startSpan(
-    operation.collection === undefined ? operation.name : `${operation.name} ${operation.collection}`,
-    { kind: SpanKind.CLIENT, attributes: databaseAttributes(database, operation) },
+    named.collection === undefined ? named.name : `${named.name} ${named.collection}`,
+    { kind: SpanKind.CLIENT, attributes: databaseAttributes(database, named) },
     parent,
   );
   try {

@@ -13,6 +13,7 @@ import { eventually } from "../testing/eventually.js";
 import { publishWithSpans } from "./messaging-spans.js";
 import { startTelemetry, untraced, type ServiceTelemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
+import { traceContextOf } from "./trace-context.js";
 
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
 const causeId = "00f067aa0ba902b7";
@@ -53,7 +54,7 @@ describe("messaging spans", () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  /** Consumes the group's records with `telemetry`, noting the span active in the handler. */
+  /** Consumes the group's records with `telemetry`, noting the span bound to the handler's signal. */
   async function consume(as: ServiceTelemetry, fail = false): Promise<Map<string, string | undefined>> {
     const active = new Map<string, string | undefined>();
     subscriptions.push(
@@ -63,8 +64,8 @@ describe("messaging spans", () => {
         logger: quiet,
         telemetry: as,
         attempts: 1,
-        handler: (consumed) => {
-          active.set(consumed.id, trace.getActiveSpan()?.spanContext().spanId);
+        handler: (consumed, signal) => {
+          active.set(consumed.id, trace.getSpan(traceContextOf(signal))?.spanContext().spanId);
           return fail ? Promise.reject(new Error("the store broke")) : Promise.resolve();
         },
       }),
@@ -110,7 +111,7 @@ describe("messaging spans", () => {
     expect(span?.attributes).to.include({ "messaging.system": "kafka", "error.type": "Error" });
   });
 
-  it("handles each record under a CONSUMER span, child of the record's context, active in the handler", async () => {
+  it("handles each record under a CONSUMER span, child of the record's context, bound to the handler's signal", async () => {
     const active = await consume(notification);
     await bus.publish([record(1, true)]);
     const span = await eventually(
@@ -145,9 +146,9 @@ describe("messaging spans", () => {
         maxWaitMs: 200,
         logger: quiet,
         telemetry: telemetry.forService("analytics-processor"),
-        handler: (batch) => {
+        handler: (batch, signal) => {
           batches.push(batch.records.length);
-          expect(trace.getActiveSpan()?.isRecording()).to.equal(true);
+          expect(trace.getSpan(traceContextOf(signal))?.isRecording()).to.equal(true);
           return Promise.resolve();
         },
       }),
@@ -172,7 +173,7 @@ describe("messaging spans", () => {
     ]);
   });
 
-  it("with tracing off, creates no span and runs the handler with none active", async () => {
+  it("with tracing off, creates no span and runs the handler with none bound", async () => {
     const active = await consume(untraced);
     const records = [record(1, true)];
     await publishWithSpans(untraced, bus.messagingSystem, records, () => bus.publish(records));

@@ -9,17 +9,19 @@
  * payload is recorded: they may be personal data.
  */
 import {
-  context,
   SpanKind,
+  ROOT_CONTEXT,
   SpanStatusCode,
   trace,
+  type Context,
   type Attributes,
   type Link,
   type Span,
 } from "@opentelemetry/api";
 import type { BatchHandler, EventHandler, EventRecord } from "../events/event-bus.js";
+import { underOwnSignal } from "./own-signal.js";
 import type { ServiceTelemetry } from "./telemetry.js";
-import { contextFromFields, sampledOut } from "./trace-context.js";
+import { bindTraceContext, contextFromFields, sampledOut } from "./trace-context.js";
 
 function messagingAttributes(system: string, topic: string, operation: "send" | "process"): Attributes {
   return {
@@ -82,9 +84,10 @@ export async function publishWithSpans(
 }
 
 /**
- * `handler` under a CONSUMER span per record, the child of the record's context, active while
- * the handler runs so that its peer calls, log lines and the events it records join the trace of
- * the request that caused the record. `handler` itself with tracing off.
+ * `handler` under a CONSUMER span per record, the child of the record's context, bound to the
+ * signal the handler runs under (`signalFor`) so that its store and peer calls, log lines and the
+ * events it records join the trace of the request that caused the record. `handler` itself with
+ * tracing off.
  */
 export function withConsumerSpan(
   handler: EventHandler,
@@ -95,7 +98,7 @@ export function withConsumerSpan(
   if (!telemetry.enabled) return handler;
   return async (record, signal) => {
     const parent = contextFromFields(record);
-    if (sampledOut(parent)) return context.with(parent, () => handler(record, signal));
+    if (sampledOut(parent)) return underTraceContext(signal, parent, (own) => handler(record, own));
     const span = telemetry.tracer.startSpan(
       `process ${record.topic}`,
       {
@@ -110,7 +113,7 @@ export function withConsumerSpan(
     );
     let failure: unknown;
     try {
-      await context.with(trace.setSpan(parent, span), () => handler(record, signal));
+      await underTraceContext(signal, trace.setSpan(parent, span), (own) => handler(record, own));
     } catch (error) {
       failure = error;
       throw error;
@@ -149,7 +152,7 @@ export function withBatchConsumerSpan(
     });
     let failure: unknown;
     try {
-      await context.with(trace.setSpan(context.active(), span), () => handler(batch, signal));
+      await underTraceContext(signal, trace.setSpan(ROOT_CONTEXT, span), (own) => handler(batch, own));
     } catch (error) {
       failure = error;
       throw error;
@@ -157,4 +160,15 @@ export function withBatchConsumerSpan(
       endMessagingSpan(span, failure);
     }
   };
+}
+
+/**
+ * `work` under a signal of its own that follows the consumer's, with `ctx` bound to it: the
+ * consumer's signal serves every record, so it cannot carry one record's trace.
+ */
+function underTraceContext(consumer: AbortSignal, ctx: Context, work: (own: AbortSignal) => Promise<void>) {
+  return underOwnSignal(consumer, (own) => {
+    bindTraceContext(own, ctx);
+    return work(own);
+  });
 }

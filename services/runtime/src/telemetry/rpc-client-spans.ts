@@ -1,12 +1,12 @@
 import type { Transport } from "@connectrpc/connect";
-import { context, SpanKind, trace } from "@opentelemetry/api";
+import { SpanKind, trace } from "@opentelemetry/api";
 import { endRpcSpan, rpcAttributes, rpcSpanName, type RpcSystem } from "./rpc-span-attributes.js";
 import type { ServiceTelemetry } from "./telemetry.js";
-import { injectIntoHeaders, sampledOut } from "./trace-context.js";
+import { injectIntoHeaders, sampledOut, traceContextOf } from "./trace-context.js";
 
 /**
- * A service's peer transport with a CLIENT span per unary call, child of the span active in the
- * caller (its request's SERVER span), whose context travels to the peer in `traceparent` and
+ * A service's peer transport with a CLIENT span per unary call, child of the trace context bound
+ * to the call's signal (its request's SERVER span; trace-context.ts), whose context travels to the peer in `traceparent` and
  * `tracestate`. `system` is what the calls travel as: `grpc` between processes, `connect_rpc` in
  * process. The transport itself when tracing is off. Streams pass untraced: no service calls a
  * peer's stream.
@@ -20,7 +20,7 @@ export function withClientSpans(
   const { tracer } = telemetry;
   return {
     async unary(method, signal, timeoutMs, header, input, values) {
-      const parent = context.active();
+      const parent = traceContextOf(signal);
       // Typed HeadersInit, a DOM type this project's lib setting does not declare.
       const headers = new Headers(header as ConstructorParameters<typeof Headers>[0]);
       if (sampledOut(parent)) {

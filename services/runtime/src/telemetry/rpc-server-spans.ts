@@ -1,11 +1,13 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { context, SpanKind, trace, type Histogram, type Tracer } from "@opentelemetry/api";
+import { SpanKind, trace, type Histogram, type Tracer } from "@opentelemetry/api";
 import type { Interceptor } from "@connectrpc/connect";
 import { performance } from "node:perf_hooks";
+import { setSignalDeadline, signalDeadline } from "../transport/deadline-sweeper.js";
 import { endRpcSpan, rpcAttributes, rpcSpanName, type RpcSystem } from "./rpc-span-attributes.js";
+import { underOwnSignal } from "./own-signal.js";
 import { createRpcServerDuration, rpcOutcomeAttributes } from "./rpc-server-metrics.js";
 import type { Telemetry } from "./telemetry.js";
-import { contextFromHeaders, sampledOut } from "./trace-context.js";
+import { bindTraceContext, contextFromHeaders, hasTraceContext, sampledOut } from "./trace-context.js";
 
 /** What the server interceptor records a call with: the owning service's tracer and histogram. */
 export interface RpcServerTelemetry {
@@ -18,10 +20,11 @@ export interface RpcServerTelemetry {
 /**
  * The outermost server interceptor when tracing or metrics are on: a SERVER span per call,
  * child of the context the caller sent (`traceparent` from Envoy, the local edge or a peer) and
- * active while the handler runs, so that its peer calls and log lines belong to it; and the
- * call's duration and outcome in `rpc.server.call.duration`. `telemetryFor` names the telemetry
- * of the service that owns the method (one host serves every module in embedded mode); services
- * it gives none for (gRPC health, probed every few seconds) are neither traced nor measured.
+ * bound to the call's signal while the handler runs (trace-context.ts), so that its store and
+ * peer calls, the events it records and its log lines belong to it; and the call's duration and
+ * outcome in `rpc.server.call.duration`. `telemetryFor` names the telemetry of the service that
+ * owns the method (one host serves every module in embedded mode); services it gives none for
+ * (gRPC health, probed every few seconds) are neither traced nor measured.
  */
 export function createServerTelemetryInterceptor(
   telemetryFor: (serviceTypeName: string) => RpcServerTelemetry | undefined,
@@ -42,9 +45,21 @@ export function createServerTelemetryInterceptor(
           { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method, system) },
           parent,
         );
+    const active = span === undefined ? parent : trace.setSpan(parent, span);
     let failure: unknown;
     try {
-      return await context.with(span === undefined ? parent : trace.setSpan(parent, span), () => next(req));
+      if (!hasTraceContext(req.signal)) {
+        bindTraceContext(req.signal, active);
+        return await next(req);
+      }
+      // A caller in this process handed its own signal on as is (the in-process transport):
+      // binding this call's span there would make it the parent of what the caller does next.
+      return await underOwnSignal(req.signal, (signal) => {
+        const deadline = signalDeadline(req.signal);
+        if (deadline !== undefined) setSignalDeadline(signal, deadline);
+        bindTraceContext(signal, active);
+        return next({ ...req, signal });
+      });
     } catch (error) {
       failure = error;
       throw error;

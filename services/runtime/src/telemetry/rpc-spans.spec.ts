@@ -1,6 +1,6 @@
 import { Code, createClient, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
 import { Writable } from "node:stream";
@@ -8,11 +8,13 @@ import { EnvReader } from "../config/env-reader.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { codeOf } from "../testing/service-harness.js";
 import { tracedProductHost } from "../testing/traced-product-host.js";
+import { setSignalDeadline } from "../transport/deadline-sweeper.js";
 import { ProductService } from "../../gen/commerce/product/v1/product_pb.js";
 import { withClientSpans } from "./rpc-client-spans.js";
 import { serverTelemetryByService } from "./rpc-server-spans.js";
 import { noTelemetry, startTelemetry, type Telemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
+import { bindTraceContext, traceContextOf } from "./trace-context.js";
 
 /** Tracing on, as `OTEL_TRACES_EXPORTER=otlp` turns it on, into an in-memory exporter. */
 function tracingInto(exporter: InMemorySpanExporter): Telemetry {
@@ -85,6 +87,40 @@ describe("RPC spans", () => {
       trace_id: serverSpan.spanContext().traceId,
       span_id: serverSpan.spanContext().spanId,
     });
+    expect(lines[0]).to.not.have.property("signal");
+  });
+
+  it("leaves a caller's span bound to its signal when a peer in process runs under that same signal", async () => {
+    // A handler calling a peer in process hands its own request's signal on as is when its owner
+    // answers at a deadline (the edge's call signals: transport/deadline-sweeper.ts).
+    const request = caller.tracer.startSpan("commerce.order.v1.OrderService/PlaceOrder", {
+      kind: SpanKind.SERVER,
+    });
+    const { signal } = new AbortController();
+    setSignalDeadline(signal, Date.now() + 30_000);
+    bindTraceContext(signal, trace.setSpan(ROOT_CONTEXT, request));
+    const client = createClient(ProductService, withClientSpans(host.transport, caller, "connect_rpc"));
+    await client.getProduct({ productId: "p1" }, { signal });
+    await client.getProduct({ productId: "p2" }, { signal });
+    request.end();
+    expect(trace.getSpan(traceContextOf(signal))).to.equal(request);
+    const spans = exporter.getFinishedSpans();
+    const clients = spans.filter((span) => span.kind === SpanKind.CLIENT);
+    const servers = spans.filter((span) => span.kind === SpanKind.SERVER && span !== (request as never));
+    expect(clients.map((span) => span.parentSpanContext?.spanId)).to.deep.equal([
+      request.spanContext().spanId,
+      request.spanContext().spanId,
+    ]);
+    expect(
+      servers
+        .filter((span) => span.name.startsWith("commerce.product"))
+        .map((span) => span.parentSpanContext?.spanId),
+    ).to.deep.equal(clients.map((span) => span.spanContext().spanId));
+    expect(lines.map((line) => line["span_id"])).to.deep.equal(
+      servers
+        .filter((span) => span.name.startsWith("commerce.product"))
+        .map((span) => span.spanContext().spanId),
+    );
   });
 
   it("propagates over gRPC and records the status code; a client's mistake is no server error", async () => {

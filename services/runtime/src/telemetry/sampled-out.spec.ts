@@ -1,4 +1,4 @@
-import { context, trace, type Span, type Tracer } from "@opentelemetry/api";
+import { trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { Transport } from "@connectrpc/connect";
 import { createClient } from "@connectrpc/connect";
 import { expect } from "chai";
@@ -10,7 +10,7 @@ import { publishWithSpans, withConsumerSpan } from "./messaging-spans.js";
 import { withClientSpans } from "./rpc-client-spans.js";
 import { startTelemetry, type ServiceTelemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
-import { contextFromFields, sampledOut } from "./trace-context.js";
+import { bindTraceContext, contextFromFields, sampledOut, traceContextOf } from "./trace-context.js";
 
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
 const parentId = "00f067aa0ba902b7";
@@ -50,6 +50,13 @@ function headerKeepingTransport(sent: Headers[]): Transport {
   };
 }
 
+/** The signal of a call whose trace context is `ctx`. */
+function callUnder(ctx: Context): AbortSignal {
+  const { signal } = new AbortController();
+  bindTraceContext(signal, ctx);
+  return signal;
+}
+
 const database = { system: "mongodb", namespace: "commerce_product" } as const;
 
 function record(traceparent: string): EventRecord {
@@ -80,8 +87,8 @@ describe("no span under a parent its sampler left out", () => {
       withClientSpans(headerKeepingTransport(sent), telemetry, "grpc"),
     );
     for (const traceparent of [unsampled, sampled]) {
-      await context
-        .with(contextFromFields({ traceparent }), () => products.getProduct({ productId: "p1" }))
+      await products
+        .getProduct({ productId: "p1" }, { signal: callUnder(contextFromFields({ traceparent })) })
         .catch(() => undefined);
     }
     expect(sent.map((headers) => headers.get("traceparent"))).to.have.length(2);
@@ -96,20 +103,28 @@ describe("no span under a parent its sampler left out", () => {
   it("runs a database operation without a span, and makes one under a sampled parent", async () => {
     const { telemetry, started } = counting();
     const work = () => Promise.resolve("done");
-    const op = { name: "find", collection: "products" };
+    const op = () => ({ name: "find", collection: "products" });
     expect(
-      await context.with(contextFromFields({ traceparent: unsampled }), () =>
-        inDatabaseSpan(telemetry.tracer, database, op, work),
+      await inDatabaseSpan(
+        telemetry.tracer,
+        database,
+        op,
+        callUnder(contextFromFields({ traceparent: unsampled })),
+        work,
       ),
     ).to.equal("done");
     expect(started()).to.equal(0);
-    await context.with(contextFromFields({ traceparent: sampled }), () =>
-      inDatabaseSpan(telemetry.tracer, database, op, work),
+    await inDatabaseSpan(
+      telemetry.tracer,
+      database,
+      op,
+      callUnder(contextFromFields({ traceparent: sampled })),
+      work,
     );
     expect(started()).to.equal(1);
   });
 
-  it("publishes and consumes an unsampled request's event without spans, its context still active in the handler", async () => {
+  it("publishes and consumes an unsampled request's event without spans, its context still bound in the handler", async () => {
     const { telemetry, started } = counting();
     let published = 0;
     await publishWithSpans(telemetry, "kafka", [record(unsampled)], () => {
@@ -119,8 +134,8 @@ describe("no span under a parent its sampler left out", () => {
     expect(published).to.equal(1);
     let active: string | undefined;
     const handler = withConsumerSpan(
-      () => {
-        const spanContext = trace.getSpanContext(context.active());
+      (_record, signal) => {
+        const spanContext = trace.getSpanContext(traceContextOf(signal));
         active = spanContext === undefined ? undefined : `${spanContext.traceId}/${spanContext.spanId}`;
         return Promise.resolve();
       },

@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -13,6 +13,7 @@ import { createServiceOutbox } from "../events/service-outbox.js";
 import { createLogger } from "../logging/logger.js";
 import { DuplicateKeyError, type Collection, type DocumentStore } from "../store/document-store.js";
 import { testStoreBackends, type TestStore } from "../testing/test-stores.js";
+import { bindTraceContext } from "./trace-context.js";
 import { withStoreSpans } from "./store-spans.js";
 import { startTelemetry, untraced, type ServiceTelemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
@@ -34,11 +35,19 @@ describe("document-store spans", () => {
   });
   const user = telemetry.forService("user");
 
-  /** Runs `work` under a SERVER span of the User service, as a handler runs; returns the span. */
-  async function inRequest(work: () => Promise<unknown>, as: ServiceTelemetry = user): Promise<Span> {
+  /**
+   * Runs `work` under a SERVER span of the User service bound to the signal it is given, as a
+   * handler runs; returns the span.
+   */
+  async function inRequest(
+    work: (signal: AbortSignal) => Promise<unknown>,
+    as: ServiceTelemetry = user,
+  ): Promise<Span> {
     const request = as.tracer.startSpan("commerce.user.v1.UserService/GetProfile", { kind: SpanKind.SERVER });
+    const { signal } = new AbortController();
+    bindTraceContext(signal, trace.setSpan(ROOT_CONTEXT, request));
     try {
-      await context.with(trace.setSpan(context.active(), request), work);
+      await work(signal);
     } finally {
       request.end();
     }
@@ -86,16 +95,16 @@ describe("document-store spans", () => {
       });
       afterEach(() => opened.close());
 
-      it("makes every operation a CLIENT span, child of the active span, named `<operation> <collection>`", async () => {
+      it("makes every operation a CLIENT span, child of the span bound to its signal, named `<operation> <collection>`", async () => {
         const doc: Customer = { _id: "c-1", _v: 1, email, fullName, outbox: [], outboxPending: false };
-        const request = await inRequest(async () => {
-          await customers.insert(doc);
-          expect(await customers.get("c-1")).to.deep.include({ email });
-          expect(await customers.findOne({ email })).to.deep.include({ _id: "c-1" });
-          expect(await customers.find({ email: { $in: [email] } }, { limit: 5 })).to.have.length(1);
-          expect(await customers.count({ email })).to.equal(1);
-          expect(await customers.swap({ ...doc, _v: 2, fullName: "Asha V." }, 1)).to.equal(true);
-          expect(await customers.delete("c-1")).to.equal(true);
+        const request = await inRequest(async (signal) => {
+          await customers.insert(doc, signal);
+          expect(await customers.get("c-1", signal)).to.deep.include({ email });
+          expect(await customers.findOne({ email }, { signal })).to.deep.include({ _id: "c-1" });
+          expect(await customers.find({ email: { $in: [email] } }, { limit: 5, signal })).to.have.length(1);
+          expect(await customers.count({ email }, signal)).to.equal(1);
+          expect(await customers.swap({ ...doc, _v: 2, fullName: "Asha V." }, 1, signal)).to.equal(true);
+          expect(await customers.delete("c-1", signal)).to.equal(true);
         });
 
         const spans = databaseSpans();
@@ -123,13 +132,16 @@ describe("document-store spans", () => {
       });
 
       it("records no filter value and no document content in any span", async () => {
-        await inRequest(async () => {
-          await customers.insert({ _id: email, _v: 1, email, fullName, outbox: [], outboxPending: false });
-          await customers.get(email);
-          await customers.find({ email, fullName }, { sort: [{ field: "email", direction: 1 }] });
-          await customers.count({ fullName: { $ne: fullName } });
+        await inRequest(async (signal) => {
+          await customers.insert(
+            { _id: email, _v: 1, email, fullName, outbox: [], outboxPending: false },
+            signal,
+          );
+          await customers.get(email, signal);
+          await customers.find({ email, fullName }, { sort: [{ field: "email", direction: 1 }], signal });
+          await customers.count({ fullName: { $ne: fullName } }, signal);
           await customers
-            .insert({ _id: "c-2", _v: 1, email, fullName, outbox: [], outboxPending: false })
+            .insert({ _id: "c-2", _v: 1, email, fullName, outbox: [], outboxPending: false }, signal)
             .catch(() => undefined);
         });
         const spans = databaseSpans();
@@ -143,12 +155,14 @@ describe("document-store spans", () => {
 
       it("keeps a duplicate key and a lost swap out of errors, and marks a failure ERROR with its class", async () => {
         const doc: Customer = { _id: "c-3", _v: 1, email, fullName, outbox: [], outboxPending: false };
-        await inRequest(async () => {
-          await customers.insert(doc);
-          const duplicate = await customers.insert({ ...doc, _id: "c-4" }).catch((error: unknown) => error);
+        await inRequest(async (signal) => {
+          await customers.insert(doc, signal);
+          const duplicate = await customers
+            .insert({ ...doc, _id: "c-4" }, signal)
+            .catch((error: unknown) => error);
           expect(duplicate).to.be.instanceOf(DuplicateKeyError);
-          expect(await customers.swap({ ...doc, _v: 3 }, 2)).to.equal(false);
-          const refused = await customers.swap({ ...doc, _v: 5 }, 1).catch((error: unknown) => error);
+          expect(await customers.swap({ ...doc, _v: 3 }, 2, signal)).to.equal(false);
+          const refused = await customers.swap({ ...doc, _v: 5 }, 1, signal).catch((error: unknown) => error);
           expect(refused).to.be.instanceOf(RangeError);
         });
         const spans = databaseSpans();
@@ -185,11 +199,19 @@ describe("document-store spans", () => {
         outbox.start();
         try {
           const events = createEventFactory("/commerce/auth");
-          const request = await inRequest(() =>
-            recorded.insert({ _id: "c-6", email, fullName }, [
-              events.event(UserRegisteredSchema, { userId: 6, email, fullName, role: "CUSTOMER" }, "6"),
-            ]),
-          );
+          let stored: Customer | undefined;
+          const request = await inRequest(async (signal) => {
+            stored = await recorded.insert(
+              { _id: "c-6", email, fullName },
+              [events.event(UserRegisteredSchema, { userId: 6, email, fullName, role: "CUSTOMER" }, "6")],
+              signal,
+            );
+          });
+          // The write recorded its cause with the event (events/event-cause.ts).
+          const { traceId, spanId } = request.spanContext();
+          expect(stored?.outbox.map((event) => event.traceparent)).to.deep.equal([
+            `00-${traceId}-${spanId}-01`,
+          ]);
           await outbox.drain();
           await new Promise((resolve) => setTimeout(resolve, 100)); // a few more idle polls
           const spans = databaseSpans();
@@ -210,7 +232,8 @@ describe("document-store spans", () => {
           name: "customers",
         });
         await inRequest(
-          () => plain.insert({ _id: "c-7", _v: 1, email, fullName, outbox: [], outboxPending: false }),
+          (signal) =>
+            plain.insert({ _id: "c-7", _v: 1, email, fullName, outbox: [], outboxPending: false }, signal),
           untraced,
         );
         expect(exporter.getFinishedSpans()).to.deep.equal([]);

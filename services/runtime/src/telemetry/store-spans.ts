@@ -31,16 +31,27 @@ export function withStoreSpans(store: DocumentStore, telemetry: ServiceTelemetry
     identity: database,
     async collection<T extends StoredDocument>(spec: CollectionSpec<T>): Promise<Collection<T>> {
       const inner = await store.collection(spec);
-      const traced = <R>(name: string, work: () => Promise<R>): Promise<R> =>
-        inDatabaseSpan(tracer, database, { name, collection: spec.name }, work, isDuplicateKey);
+      const operations = {
+        insert: { name: "insert", collection: spec.name },
+        find: { name: "find", collection: spec.name },
+        count: { name: "count", collection: spec.name },
+        update: { name: "update", collection: spec.name },
+        delete: { name: "delete", collection: spec.name },
+      } as const;
+      const traced = <R>(
+        operation: keyof typeof operations,
+        signal: AbortSignal | undefined,
+        work: () => Promise<R>,
+      ): Promise<R> =>
+        inDatabaseSpan(tracer, database, () => operations[operation], signal, work, isDuplicateKey);
       return {
-        insert: (doc, signal) => traced("insert", () => inner.insert(doc, signal)),
-        get: (id, signal) => traced("find", () => inner.get(id, signal)),
-        findOne: (filter, options) => traced("find", () => inner.findOne(filter, options)),
-        find: (filter, options) => traced("find", () => inner.find(filter, options)),
-        count: (filter, signal) => traced("count", () => inner.count(filter, signal)),
-        swap: (next, expected, signal) => traced("update", () => inner.swap(next, expected, signal)),
-        delete: (id, signal) => traced("delete", () => inner.delete(id, signal)),
+        insert: (doc, signal) => traced("insert", signal, () => inner.insert(doc, signal)),
+        get: (id, signal) => traced("find", signal, () => inner.get(id, signal)),
+        findOne: (filter, options) => traced("find", options?.signal, () => inner.findOne(filter, options)),
+        find: (filter, options) => traced("find", options?.signal, () => inner.find(filter, options)),
+        count: (filter, signal) => traced("count", signal, () => inner.count(filter, signal)),
+        swap: (next, expected, signal) => traced("update", signal, () => inner.swap(next, expected, signal)),
+        delete: (id, signal) => traced("delete", signal, () => inner.delete(id, signal)),
       };
     },
     close: () => store.close(),

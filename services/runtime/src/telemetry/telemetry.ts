@@ -3,9 +3,8 @@
  * runs, so that every module of the embedded platform reports under its own `service.name`
  * (`commerce-<name>`). The tracer providers share one export pipeline (a batch processor over
  * one OTLP/HTTP exporter); each meter provider has its own periodic reader and exporter, as a
- * reader belongs to one provider. Nothing is registered globally but the context manager
- * (AsyncLocalStorage), which carries the active span across awaits so that peer calls and log
- * lines find it. Each signal is off — no SDK started, a no-op tracer or meter — unless the
+ * reader belongs to one provider. Nothing is registered globally, not even a context manager: a
+ * call's span travels with its signal (trace-context.ts). Each signal is off — no SDK started, a no-op tracer or meter — unless the
  * settings configure it (telemetry-settings.ts).
  *
  * Services get their tracer and meter from their context (`ctx.telemetry`), never from the
@@ -14,7 +13,6 @@
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import {
-  context,
   createNoopMeter,
   INVALID_SPAN_CONTEXT,
   trace,
@@ -22,7 +20,6 @@ import {
   type Span,
   type Tracer,
 } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
@@ -102,7 +99,6 @@ export const noTelemetry: Telemetry = {
 export function startTelemetry(settings: TelemetrySettings, options: TelemetryOptions): Telemetry {
   const { traces, metrics } = settings;
   if (traces === undefined && metrics === undefined) return noTelemetry;
-  if (traces !== undefined) installContextManager();
   const processor = traces === undefined ? undefined : (options.spanProcessor ?? exportPipeline(traces));
   const sampler = traces === undefined ? undefined : samplerFor(traces);
   const instanceId = randomUUID();
@@ -197,15 +193,6 @@ function samplerFor(traces: TracesExportSettings): Sampler {
     case "parentbased_traceidratio":
       return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(traces.samplerRatio) });
   }
-}
-
-let contextManagerInstalled = false;
-
-/** One per process, whatever number of telemetries it starts (tests start several). */
-function installContextManager(): void {
-  if (contextManagerInstalled) return;
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  contextManagerInstalled = true;
 }
 
 let version: string | undefined;

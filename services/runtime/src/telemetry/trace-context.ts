@@ -2,9 +2,16 @@
  * W3C Trace Context (`traceparent`, `tracestate`): the one propagation format of the platform,
  * on HTTP and gRPC headers, in process and on the network alike, and in event records (their
  * `traceparent` and `tracestate` fields; Kafka record headers of the same names).
+ *
+ * Within a process a call's trace context travels with the call's AbortSignal, which every
+ * store, peer and analytics call of a handler already receives: the RPC server interceptor, the
+ * edge and the consumers bind the context of their span to the signal they hand down
+ * (`bindTraceContext`), and the spans below find their parent from the signal they are given
+ * (`traceContextOf`). No context manager is installed: on Node 20 the only one that follows
+ * awaits (AsyncLocalStorage) runs a hook on every promise of the process, which cost more than
+ * all the rest of an unsampled request's tracing (docs/decisions.md "Telemetry").
  */
 import {
-  context,
   ROOT_CONTEXT,
   trace,
   TraceFlags,
@@ -13,6 +20,7 @@ import {
   type TextMapSetter,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { setMaxListeners } from "node:events";
 
 const propagator = new W3CTraceContextPropagator();
 
@@ -63,13 +71,56 @@ export interface TraceContextFields {
   readonly tracestate?: string;
 }
 
+const bySignal = new WeakMap<AbortSignal, Context>();
+
 /**
- * The active span's context as W3C fields, empty when no span is active: always so with tracing
- * off, which installs no context manager.
+ * Makes `ctx` the trace context of the call `signal` belongs to: what its store, peer and
+ * analytics calls and the events it records hang under. Only for a signal made for this one
+ * call (a request's, a record's); the entry goes with the signal.
  */
-export function activeTraceContext(): TraceContextFields {
+export function bindTraceContext(signal: AbortSignal, ctx: Context): void {
+  bySignal.set(signal, ctx);
+}
+
+/** Whether a trace context is bound to `signal`. */
+export function hasTraceContext(signal: AbortSignal): boolean {
+  return bySignal.has(signal);
+}
+
+/** The trace context bound to `signal`; the root context when none is (tracing off, no call). */
+export function traceContextOf(signal: AbortSignal | undefined): Context {
+  return (signal === undefined ? undefined : bySignal.get(signal)) ?? ROOT_CONTEXT;
+}
+
+/** Aborts never: the signal of work that no caller's end may cut short, and that no trace names. */
+const never = new AbortController().signal;
+// Every call under it listens while it runs (and stops listening when it ends).
+setMaxListeners(0, never);
+
+/**
+ * A signal that never aborts, with the trace context of `signal`: for work a call starts that
+ * must run to its end whatever becomes of the call (stock taken must be settled, a release must
+ * land), yet belongs to the call's trace. Without a trace context, one shared signal.
+ */
+export function keepingTrace(signal: AbortSignal | undefined): AbortSignal {
+  const ctx = signal === undefined ? undefined : bySignal.get(signal);
+  if (ctx === undefined) return never;
+  const { signal: kept } = new AbortController();
+  bySignal.set(kept, ctx);
+  return kept;
+}
+
+const noFields: TraceContextFields = {};
+
+/**
+ * The W3C fields of the trace context bound to `signal`, empty when none is: always so with
+ * tracing off, which binds nothing.
+ */
+export function traceFieldsOf(signal: AbortSignal | undefined): TraceContextFields {
+  const ctx = traceContextOf(signal);
+  if (ctx === ROOT_CONTEXT) return noFields;
   const fields: Record<string, string> = {};
-  propagator.inject(context.active(), fields, recordSetter);
+  propagator.inject(ctx, fields, recordSetter);
   const { traceparent, tracestate } = fields;
   return {
     ...(traceparent === undefined ? {} : { traceparent }),

@@ -2,7 +2,7 @@
  * A service host serving a stand-in Product service's GetProduct, with the server telemetry
  * interceptor of `telemetry`, for the telemetry specs: "missing" answers NOT_FOUND, "boom" is a
  * fault, anything else a product; each call is logged at info through `logger` (silent unless
- * given), so that a spec can read the trace ids of log lines.
+ * given), naming its call by its signal, so that a spec can read the trace ids of log lines.
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -23,8 +23,8 @@ export function tracedProductHost(
     services: [ProductService],
     register(router: ServiceRegistrar) {
       router.service(ProductService, {
-        getProduct(req) {
-          logger.info("get product");
+        getProduct(req, ctx) {
+          logger.info({ signal: ctx.signal }, "get product");
           if (req.productId === "missing") throw new ConnectError("no product missing", Code.NotFound);
           if (req.productId === "boom") throw new Error("the store broke");
           return create(ProductSchema, { id: req.productId, name: "Lamp" });
