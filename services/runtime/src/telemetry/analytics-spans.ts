@@ -19,16 +19,12 @@ export function withAnalyticsSpans(store: AnalyticsStore, telemetry: ServiceTele
   if (!telemetry.enabled) return store;
   const { tracer } = telemetry;
   const database = store.identity;
+  /** `work` in the span of `statement`, named from its text only when there is a span. */
+  const traced = <T>(statement: Sql, signal: AbortSignal | undefined, work: () => Promise<T>) =>
+    inDatabaseSpan(tracer, database, () => statementOperation(statement), signal, work);
   return {
     identity: database,
-    command: (statement, signal) =>
-      inDatabaseSpan(
-        tracer,
-        database,
-        () => statementOperation(statement),
-        signal,
-        () => store.command(statement, signal),
-      ),
+    command: (statement, signal) => traced(statement, signal, () => store.command(statement, signal)),
     insert: (table, rows, signal) =>
       // An empty insert sends nothing: no span either.
       rows.length === 0
@@ -40,14 +36,7 @@ export function withAnalyticsSpans(store: AnalyticsStore, telemetry: ServiceTele
             signal,
             () => store.insert(table, rows, signal),
           ),
-    query: (statement, signal) =>
-      inDatabaseSpan(
-        tracer,
-        database,
-        () => statementOperation(statement),
-        signal,
-        () => store.query(statement, signal),
-      ),
+    query: (statement, signal) => traced(statement, signal, () => store.query(statement, signal)),
     ping: () => store.ping(),
     close: () => store.close(),
   };

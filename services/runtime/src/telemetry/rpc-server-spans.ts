@@ -1,5 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { SpanKind, trace, type Histogram, type Tracer } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, trace, type Histogram, type Tracer } from "@opentelemetry/api";
 import type { Interceptor } from "@connectrpc/connect";
 import { performance } from "node:perf_hooks";
 import { setSignalDeadline, signalDeadline } from "../transport/deadline-sweeper.js";
@@ -7,14 +7,20 @@ import { endRpcSpan, rpcAttributes, rpcSpanName, type RpcSystem } from "./rpc-sp
 import { underOwnSignal } from "./own-signal.js";
 import { createRpcServerDuration, rpcOutcomeAttributes } from "./rpc-server-metrics.js";
 import type { Telemetry } from "./telemetry.js";
-import { bindTraceContext, contextFromHeaders, hasTraceContext, sampledOut } from "./trace-context.js";
+import {
+  bindTraceContext,
+  contextFromHeaders,
+  hasTraceContext,
+  sampledOut,
+  unbindTraceContext,
+} from "./trace-context.js";
 
 /** What the server interceptor records a call with: the owning service's tracer and histogram. */
 export interface RpcServerTelemetry {
-  /** A no-op tracer when tracing is off. */
-  readonly tracer: Tracer;
-  /** `rpc.server.call.duration` on the service's meter (rpc-server-metrics.ts); no-op when off. */
-  readonly duration: Histogram;
+  /** Absent when tracing is off. */
+  readonly tracer: Tracer | undefined;
+  /** `rpc.server.call.duration` on the service's meter (rpc-server-metrics.ts); absent when off. */
+  readonly duration: Histogram | undefined;
 }
 
 /**
@@ -32,25 +38,32 @@ export function createServerTelemetryInterceptor(
   return (next) => async (req) => {
     const telemetry = telemetryFor(req.service.typeName);
     if (telemetry === undefined) return next(req);
-    const started = performance.now();
+    const { tracer, duration } = telemetry;
+    const started = duration === undefined ? 0 : performance.now();
     const system: RpcSystem = req.header.get("content-type")?.startsWith("application/grpc")
       ? "grpc"
       : "connect_rpc";
-    const parent = contextFromHeaders(req.header);
+    const parent = tracer === undefined ? ROOT_CONTEXT : contextFromHeaders(req.header);
     // Under a parent its sampler left out, no span: the parent's context travels on instead.
-    const span = sampledOut(parent)
-      ? undefined
-      : telemetry.tracer.startSpan(
-          rpcSpanName(req.method),
-          { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method, system) },
-          parent,
-        );
+    const span =
+      tracer === undefined || sampledOut(parent)
+        ? undefined
+        : tracer.startSpan(
+            rpcSpanName(req.method),
+            { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method, system) },
+            parent,
+          );
     const active = span === undefined ? parent : trace.setSpan(parent, span);
     let failure: unknown;
     try {
+      if (tracer === undefined) return await next(req);
       if (!hasTraceContext(req.signal)) {
         bindTraceContext(req.signal, active);
-        return await next(req);
+        try {
+          return await next(req);
+        } finally {
+          unbindTraceContext(req.signal);
+        }
       }
       // A caller in this process handed its own signal on as is (the in-process transport):
       // binding this call's span there would make it the parent of what the caller does next.
@@ -65,7 +78,7 @@ export function createServerTelemetryInterceptor(
       throw error;
     } finally {
       if (span !== undefined) endRpcSpan(span, system, failure, "server");
-      telemetry.duration.record(
+      duration?.record(
         (performance.now() - started) / 1000,
         rpcOutcomeAttributes(req.method, system, failure),
       );
@@ -85,8 +98,11 @@ export function serverTelemetryByService(
   if (!telemetry.enabled) return undefined;
   const byService = new Map<string, RpcServerTelemetry>();
   for (const module of modules) {
-    const { tracer, meter } = telemetry.forService(module.name);
-    const recorded: RpcServerTelemetry = { tracer, duration: createRpcServerDuration(meter) };
+    const own = telemetry.forService(module.name);
+    const recorded: RpcServerTelemetry = {
+      tracer: own.enabled ? own.tracer : undefined,
+      duration: own.metered ? createRpcServerDuration(own.meter) : undefined,
+    };
     for (const service of module.services) byService.set(service.typeName, recorded);
   }
   return (typeName) => byService.get(typeName);

@@ -82,7 +82,15 @@ export function bindTraceContext(signal: AbortSignal, ctx: Context): void {
   bySignal.set(signal, ctx);
 }
 
-/** Whether a trace context is bound to `signal`. */
+/**
+ * Ends the binding of `signal` when its call is over: a signal may outlive its call and serve
+ * the next (the edge keeps one per HTTP/1.1 connection), which must find it unbound.
+ */
+export function unbindTraceContext(signal: AbortSignal): void {
+  bySignal.delete(signal);
+}
+
+/** Whether a trace context is bound to `signal` (a call under it is running). */
 export function hasTraceContext(signal: AbortSignal): boolean {
   return bySignal.has(signal);
 }
