@@ -25,7 +25,7 @@ import { analyticsMigrations } from "@commerce/analytics/analytics-schema.js";
 import { createStreamProcessor } from "@commerce/analytics/processor/stream-processor.js";
 import { jsonOk } from "../testing/loopback-json.js";
 import { untilIdle } from "./idle-process.js";
-import { cpuMicros, formatResult, measure, percentile } from "./load.js";
+import { cpuMicros, formatResult, measure, percentile, processCpu } from "./load.js";
 import { orderHistory, type OrderHistoryOptions } from "./order-history.js";
 
 const batchRecords = 10_000;
@@ -161,7 +161,7 @@ export async function benchAnalyticsEndpoints(options: EndpointBenchOptions): Pr
       headers: { authorization: `Bearer ${adminToken}` },
       connections: options.connections,
       seconds: options.seconds,
-      cpuOfPid: options.pid,
+      cpuTime: processCpu(options.pid),
     });
     const label = `GET analytics ${endpoint.name} (${options.mode})`;
     const answered = loaded.requestsPerSecond > 0;

@@ -12,7 +12,7 @@ export interface LoadResult {
   readonly non2xx: number;
   readonly errors: number;
   /**
-   * CPU time the server process (`cpuOfPid`) spent per request, user plus system: steadier than
+   * CPU time the server (`cpuTime`) spent per request, user plus system: steadier than
    * throughput on a shared machine, whose run-to-run swing is about ±20%.
    */
   readonly cpuMicrosPerRequest?: number;
@@ -25,8 +25,8 @@ export interface LoadOptions {
   readonly body?: string;
   readonly connections?: number;
   readonly seconds?: number;
-  /** The server's process id, on Linux: the result then holds its CPU time per request. */
-  readonly cpuOfPid?: number;
+  /** The server's CPU time so far in µs (`processCpu`): the result then holds it per request. */
+  readonly cpuTime?: CpuClock;
 }
 
 /**
@@ -39,12 +39,40 @@ export async function measure(options: LoadOptions): Promise<LoadResult> {
     throw new Error(`load runs target loopback only, not ${host}`);
   }
   await run({ ...options, seconds: 2 });
-  const pid = options.cpuOfPid;
-  const before = pid === undefined ? 0 : cpuMicros(pid);
+  const clock = options.cpuTime;
+  const before = clock?.() ?? 0;
   const { total, ...result } = await run(options);
   // A run in which no request completed has no CPU time per request.
-  if (pid === undefined || total === 0) return result;
-  return { ...result, cpuMicrosPerRequest: (cpuMicros(pid) - before) / total };
+  if (clock === undefined || total === 0) return result;
+  return { ...result, cpuMicrosPerRequest: (clock() - before) / total };
+}
+
+/** CPU time spent so far, in µs: of a process, a set of them. */
+export type CpuClock = () => number;
+
+/** The CPU time of the process `pid` (Linux). */
+export const processCpu =
+  (pid: number): CpuClock =>
+  () =>
+    cpuMicros(pid);
+
+/**
+ * The CPU time of this process's children and their descendants but those of `excluded`: a
+ * deployment of several processes (services, Envoy) started from here, without the load
+ * generator (this process) or the infrastructure beside it.
+ */
+export const childrenCpu =
+  (excluded: readonly number[]): CpuClock =>
+  () =>
+    childPids(process.pid)
+      .filter((pid) => !excluded.includes(pid))
+      .reduce((total, pid) => total + treeCpuMicros(pid), 0);
+
+function childPids(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+    return children === "" ? [] : children.split(" ").map(Number);
+  });
 }
 
 /** utime + stime of a process from /proc, in µs (clock ticks are 100 per second on Linux). */
@@ -56,12 +84,7 @@ export function cpuMicros(pid: number): number {
 
 /** CPU time of a process and all its descendants (a launcher and what it runs), in µs. */
 export function treeCpuMicros(pid: number): number {
-  let total = cpuMicros(pid);
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-    for (const child of children === "" ? [] : children.split(" ")) total += treeCpuMicros(Number(child));
-  }
-  return total;
+  return childPids(pid).reduce((total, child) => total + treeCpuMicros(child), cpuMicros(pid));
 }
 
 async function run(options: LoadOptions): Promise<LoadResult & { total: number }> {

@@ -54,7 +54,7 @@ import { benchAnalytics } from "./analytics-bench.js";
 import { benchCatalog } from "./catalog-bench.js";
 import { benchEnvoy } from "./envoy-bench.js";
 import { benchEventLatency, benchRelay } from "./event-bench.js";
-import { formatResult, measure, type LoadResult } from "./load.js";
+import { formatResult, measure, processCpu, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
 import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
@@ -123,7 +123,7 @@ async function benchProfile(
     headers: { authorization: `Bearer ${token}` },
     connections,
     seconds,
-    cpuOfPid: platform.pid,
+    cpuTime: processCpu(platform.pid),
   });
   return { line: formatResult(`GET /api/users/me via edge (${mode})`, result), result };
 }
@@ -229,6 +229,7 @@ async function tracingLines(): Promise<string[]> {
     scratch,
     connections,
     seconds,
+    rounds: Number(process.env["BENCH_TRACING_ROUNDS"] ?? 2),
     admin,
     platformEnv: (name) => platformEnv(scratch, name),
   });

@@ -12,7 +12,7 @@
 import autocannon from "autocannon";
 import { setTimeout as delay } from "node:timers/promises";
 import { jsonOk } from "../testing/loopback-json.js";
-import { cpuMicros, formatResult, type LoadResult } from "./load.js";
+import { formatResult, type CpuClock, type LoadResult } from "./load.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
 
 export interface OrderBenchOptions {
@@ -78,20 +78,20 @@ async function orderLoad(
 
 /**
  * Orders placed per second after a warm-up, each request the next product and buyer in turn;
- * with `cpuOfPid`, the server's CPU time per order too.
+ * with `cpuTime`, the server's CPU time per order too.
  */
 export async function measureOrders(
   baseUrl: string,
   seeded: Seeded,
   connections: number,
   seconds: number,
-  cpuOfPid?: number,
+  cpuTime?: CpuClock,
 ): Promise<LoadResult> {
   await orderLoad(baseUrl, seeded, connections, warmUpSeconds);
-  const before = cpuOfPid === undefined ? 0 : cpuMicros(cpuOfPid);
+  const before = cpuTime?.() ?? 0;
   const { total, ...result } = await orderLoad(baseUrl, seeded, connections, seconds);
-  if (cpuOfPid === undefined || total === 0) return result;
-  return { ...result, cpuMicrosPerRequest: (cpuMicros(cpuOfPid) - before) / total };
+  if (cpuTime === undefined || total === 0) return result;
+  return { ...result, cpuMicrosPerRequest: (cpuTime() - before) / total };
 }
 
 /**

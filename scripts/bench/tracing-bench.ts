@@ -1,15 +1,17 @@
 /**
  * What tracing costs (`npm run bench`, part 9; BENCH_ONLY=tracing): GET /api/products/{id} and
- * orders placed per second through the edge, in embedded mode (one process making every
- * module's spans: where tracing costs the most per request), with tracing off, with 10 % of
- * traces sampled and with all of them, exporting to a real Jaeger on loopback; beside them
- * tracing on with nothing sampled (the floor every request pays) and 10 % with the metrics
- * exported too. Figures only, never asserted.
+ * orders placed per second through the edge, with tracing off, with 10 % of traces sampled and
+ * with all of them, exporting to a real Jaeger on loopback. Twice: in embedded mode (one
+ * process making every module's spans, where a request is cheapest and tracing weighs the
+ * most), with beside those three tracing on with nothing sampled (the floor every request pays)
+ * and 10 % with the metrics exported too; and behind Envoy, one process per service, the shape
+ * a deployment runs. Figures only, never asserted.
  *
- * Each setting runs on a fresh platform process with the same seeded data, twice, in the order
- * off, 10 %, 100 % and back, so that a drift of the shared machine over the run weighs on every
- * setting alike; the figures are the means of the two rounds. Beside throughput, the platform's
- * CPU time per request (steadier than throughput on two shared cores) and Jaeger's, which runs
+ * Each setting runs on a fresh deployment with the same seeded data, BENCH_TRACING_ROUNDS times
+ * (default 2), in the order off, 10 %, 100 %, then back, so that a drift of the shared machine
+ * over the run weighs on every setting alike; the figures are the means of the rounds. Beside
+ * throughput, the CPU time per request of what serves it (steadier than throughput on two
+ * shared cores: the platform's process, or the services' and Envoy's) and Jaeger's, which runs
  * on the same cores here and would not in a deployment.
  */
 import { randomBytes } from "node:crypto";
@@ -19,7 +21,7 @@ import { startKafka } from "../infra/kafka.js";
 import { startJaeger } from "../infra/jaeger.js";
 import { jsonOk } from "../testing/loopback-json.js";
 import { startPlatformProcess } from "../testing/platform-process.js";
-import { measure, treeCpuMicros, type LoadResult } from "./load.js";
+import { childrenCpu, measure, processCpu, treeCpuMicros, type CpuClock, type LoadResult } from "./load.js";
 import { measureOrders } from "./order-bench.js";
 import { untilQuiet } from "./quiescence.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
@@ -28,6 +30,8 @@ export interface TracingBenchOptions {
   readonly scratch: string;
   readonly connections: number;
   readonly seconds: number;
+  /** How many times each setting is measured (BENCH_TRACING_ROUNDS, default 2). */
+  readonly rounds: number;
   readonly admin: { readonly email: string; readonly password: string };
   /** The platform's settings for a run named `name` (its own data directory). */
   readonly platformEnv: (name: string) => NodeJS.ProcessEnv;
@@ -77,20 +81,28 @@ interface Figures {
 /** Products seeded per platform: orders spread over them, reads on the first. */
 const products = 200;
 
-/** What a setting is measured on: the edge's URL, the process to take CPU time of (if one). */
+/** What a setting is measured on: the edge's URL, and the CPU time of what serves it. */
 interface Deployment {
   readonly baseUrl: string;
-  readonly pid: number | undefined;
+  readonly cpuTime: CpuClock;
   stop(): Promise<void>;
 }
 
 type Deploy = (telemetry: NodeJS.ProcessEnv, run: string) => Promise<Deployment>;
 
+/** A shape the platform is measured in. */
+interface Topology {
+  readonly title: string;
+  /** Whose CPU time a deployment's `cpuTime` is. */
+  readonly cpuOf: string;
+  readonly deploy: Deploy;
+}
+
 /** The embedded platform: one process, the local edge. */
 function embedded(options: TracingBenchOptions): Deploy {
   return async (telemetry, run) => {
     const platform = await startPlatformProcess({ ...options.platformEnv(run), ...telemetry });
-    return { baseUrl: platform.baseUrl, pid: platform.pid, stop: () => platform.stop() };
+    return { baseUrl: platform.baseUrl, cpuTime: processCpu(platform.pid), stop: () => platform.stop() };
   };
 }
 
@@ -99,7 +111,7 @@ function embedded(options: TracingBenchOptions): Deploy {
  * the services these requests reach (Auth, User, Product, Order) and Notification consuming
  * their events, on embedded stores and a fresh private Kafka.
  */
-function cluster(options: TracingBenchOptions): Deploy {
+function cluster(options: TracingBenchOptions, jaegerPid: number): Deploy {
   return async (telemetry, run) => {
     const kafka = await startKafka({ dataDir: join(options.scratch, `${run}-kafka`), log: () => undefined });
     const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
@@ -119,7 +131,8 @@ function cluster(options: TracingBenchOptions): Deploy {
       });
       return {
         baseUrl: running.baseUrl,
-        pid: undefined,
+        // Every process this bench started but Jaeger and Kafka: the services and Envoy.
+        cpuTime: childrenCpu([jaegerPid, kafka.pid]),
         stop: async () => {
           await running.stop();
           await kafka.stop();
@@ -155,14 +168,14 @@ async function measureSetting(
       url: `${platform.baseUrl}/api/products/${productIds[0] ?? ""}`,
       connections: options.connections,
       seconds: options.seconds,
-      ...(platform.pid === undefined ? {} : { cpuOfPid: platform.pid }),
+      cpuTime: platform.cpuTime,
     });
     const orders = await measureOrders(
       platform.baseUrl,
       { productIds, tokens },
       options.connections,
       options.seconds,
-      platform.pid,
+      platform.cpuTime,
     );
     const requests = (byId.requestsPerSecond + orders.requestsPerSecond) * options.seconds;
     return { byId, orders, backendMicrosPerRequest: (treeCpuMicros(jaegerPid) - backendBefore) / requests };
@@ -173,32 +186,40 @@ async function measureSetting(
 
 const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
+/** How `value` compares with `off`, in percent; empty without a reference. */
+function versusOff(value: number, off: number | undefined): string {
+  return off === undefined ? "" : ` ${(((value - off) / off) * 100).toFixed(1).padStart(6)} %`;
+}
+
 function line(label: string, runs: readonly LoadResult[], off: readonly LoadResult[] | undefined): string {
   const rps = mean(runs.map((r) => r.requestsPerSecond));
   const cpu = mean(runs.map((r) => r.cpuMicrosPerRequest ?? Number.NaN));
-  const cpuText = Number.isNaN(cpu) ? "" : `   CPU ${cpu.toFixed(0).padStart(5)} µs/req`;
+  const offRps = off === undefined ? undefined : mean(off.map((r) => r.requestsPerSecond));
+  const offCpu = off === undefined ? undefined : mean(off.map((r) => r.cpuMicrosPerRequest ?? Number.NaN));
   const p99 = Math.max(...runs.map((r) => r.p99Ms));
   const faults = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
-  const offRps = off === undefined ? undefined : mean(off.map((r) => r.requestsPerSecond));
-  const change =
-    offRps === undefined ? "" : `   ${(((rps - offRps) / offRps) * 100).toFixed(1).padStart(6)} % vs off`;
   return (
-    `  ${label.padEnd(30)} ${Math.round(rps).toLocaleString("en-US").padStart(7)} req/s` +
-    ` (${runs.map((r) => Math.round(r.requestsPerSecond)).join(", ")})   p99 ${String(p99).padStart(4)} ms` +
-    `${cpuText}${change}${faults === 0 ? "" : `   (${faults} non-2xx or errors)`}`
+    `  ${label.padEnd(30)} ${Math.round(rps).toLocaleString("en-US").padStart(7)} req/s${versusOff(rps, offRps)}` +
+    ` (${runs.map((r) => Math.round(r.requestsPerSecond)).join(", ")})` +
+    `   CPU ${cpu.toFixed(0).padStart(4)} µs/req${versusOff(cpu, offCpu)}   p99 ${String(p99).padStart(4)} ms` +
+    (faults === 0 ? "" : `   (${faults} non-2xx or errors)`)
   );
 }
 
-/** Each setting twice, in the order given and back, on fresh deployments; the lines to print. */
+/**
+ * Each setting `options.rounds` times, in the order given, back, and so on, on fresh
+ * deployments; the lines to print.
+ */
 async function benchTopology(
   options: TracingBenchOptions,
-  title: string,
-  deploy: Deploy,
+  { title, cpuOf, deploy }: Topology,
   measured: readonly Setting[],
   jaeger: { readonly otlpHttpEndpoint: string; readonly pid: number },
 ): Promise<string[]> {
   const results = new Map<Setting, Figures[]>(measured.map((s) => [s, []]));
-  const order = [...measured, ...[...measured].reverse()];
+  const order = Array.from({ length: options.rounds }, (_, round) =>
+    round % 2 === 0 ? measured : [...measured].reverse(),
+  ).flat();
   for (const [index, setting] of order.entries()) {
     const run = `tracing-${title.replace(/\W+/g, "-")}-${index}`;
     results
@@ -206,7 +227,10 @@ async function benchTopology(
       ?.push(await measureSetting(options, deploy, setting, jaeger.otlpHttpEndpoint, jaeger.pid, run));
   }
   const off = results.get(measured[0] as Setting) ?? [];
-  const lines = [`${title} (mean of 2 rounds; each round's req/s in brackets):`, "GET /api/products/{id}"];
+  const lines = [
+    `${title} (mean of ${options.rounds} rounds, each round's req/s in brackets; CPU: ${cpuOf}):`,
+    "GET /api/products/{id}",
+  ];
   const block = (pick: (figures: Figures) => LoadResult) => {
     for (const [setting, runs] of results) {
       lines.push(line(setting.label, runs.map(pick), setting === measured[0] ? undefined : off.map(pick)));
@@ -231,16 +255,22 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
   try {
     const embeddedLines = await benchTopology(
       options,
-      "tracing cost, embedded mode, exporting to Jaeger on loopback",
-      embedded(options),
+      {
+        title: "tracing cost, embedded mode, exporting to Jaeger on loopback",
+        cpuOf: "the platform's process",
+        deploy: embedded(options),
+      },
       settings,
       jaeger,
     );
     // The three settings the target names, through Envoy: the shape a deployment runs.
     const clusterLines = await benchTopology(
       options,
-      "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
-      cluster(options),
+      {
+        title: "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
+        cpuOf: "the services' processes and Envoy",
+        deploy: cluster(options, jaeger.pid),
+      },
       [tracingOff, tenPercent, everything],
       jaeger,
     );

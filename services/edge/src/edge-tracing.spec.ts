@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
-import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
 import { ProductSchema, ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
@@ -12,6 +12,7 @@ import {
 } from "@commerce/runtime/server/dual-protocol-server.js";
 import { startTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
+import { boundTraceContext } from "@commerce/runtime/telemetry/trace-context.js";
 import { eventually } from "@commerce/runtime/testing/eventually.js";
 import { createEdge } from "./edge.js";
 
@@ -119,6 +120,75 @@ describe("the edge's request spans", () => {
       "http.request.method": "GET",
       "url.scheme": "http",
       "http.response.status_code": 404,
+    });
+  });
+
+  describe("a request its sampler leaves out", () => {
+    const unsampledTelemetry = startTelemetry(
+      readTelemetrySettings(
+        new EnvReader({ OTEL_TRACES_EXPORTER: "otlp", OTEL_TRACES_SAMPLER: "parentbased_always_off" }),
+      ),
+      { singleService: false, spanProcessor: new SimpleSpanProcessor(exporter) },
+    );
+    /** Each upstream call's signal, and the trace context bound to it while the call ran. */
+    const calls: { signal: AbortSignal; bound: Context | undefined; header: Headers }[] = [];
+    const recording: Transport = {
+      unary(method, signal, _timeout, header) {
+        calls.push({
+          signal: signal as AbortSignal,
+          bound: boundTraceContext(signal as AbortSignal),
+          header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
+        });
+        return Promise.resolve({
+          stream: false,
+          service: method.parent,
+          method,
+          header: new Headers(),
+          trailer: new Headers(),
+          message: create(ProductSchema, { id: "p1", name: "Lamp" }),
+        } as UnaryResponse as never);
+      },
+      stream: () => Promise.reject(new Error("no streams")),
+    };
+    let unsampledServer: DualProtocolServer;
+    let unsampledUrl: string;
+
+    before(async () => {
+      const edge = createEdge({
+        services: [ProductService],
+        transportFor: () => recording,
+        verifyToken: () => Promise.resolve(undefined),
+        edgeSecret: "edge-secret",
+        maxBodyBytes: 1 << 20,
+        logger: createLogger("silent", "test"),
+        isReady: () => true,
+        telemetry: unsampledTelemetry.forService("edge"),
+      });
+      unsampledServer = createDualProtocolServer(edge.handler);
+      unsampledUrl = `http://127.0.0.1:${await unsampledServer.listen(0, "127.0.0.1")}`;
+    });
+    after(() => unsampledServer.close());
+
+    it("makes no span, and hands its context to the service on the call's signal, for that call only", async () => {
+      const response = await fetch(`${unsampledUrl}/api/products/p1`, {
+        headers: { traceparent: `00-${traceId}-${clientSpanId}-00` },
+      });
+      expect(response.status).to.equal(200);
+      expect(calls).to.have.length(1);
+      const [call] = calls;
+      expect(trace.getSpanContext(call?.bound ?? ROOT_CONTEXT)).to.deep.include({
+        traceId,
+        traceFlags: 0,
+      });
+      // The edge's own unsampled span id, also in the header for a service across the network.
+      const edgeSpanId = trace.getSpanContext(call?.bound ?? ROOT_CONTEXT)?.spanId;
+      expect(edgeSpanId)
+        .to.match(/^[0-9a-f]{16}$/)
+        .and.not.equal(clientSpanId);
+      expect(call?.header.get("traceparent")).to.equal(`00-${traceId}-${edgeSpanId ?? ""}-00`);
+      expect(call === undefined ? "no call" : boundTraceContext(call.signal)).to.equal(undefined);
+      await unsampledTelemetry.shutdown();
+      expect(exporter.getFinishedSpans()).to.deep.equal([]);
     });
   });
 });

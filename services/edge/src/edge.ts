@@ -28,9 +28,11 @@ import type {
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { ServiceTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import {
+  bindTraceContext,
   contextFromFields,
   injectIntoRecord,
   traceContextHeaders,
+  unbindTraceContext,
 } from "@commerce/runtime/telemetry/trace-context.js";
 import { createCallSignals } from "./call-signal.js";
 import { errorBody, errorBodyFromConnectError, sendError } from "./error-response.js";
@@ -169,6 +171,10 @@ export function createEdge(options: EdgeOptions): Edge {
     const transport = transports.get(route.service);
     if (transport === undefined) throw new Error(`no transport for ${route.service.typeName}`);
     const call = callSignals(req, res, timeoutMs);
+    // A trace its sampler left out gets no span below either: the service takes the edge's
+    // context from the call's signal, as is (rpc-server-spans.ts), without reading a header.
+    const unsampled = traced !== undefined && !traced.span.isRecording();
+    if (unsampled) bindTraceContext(call.signal, traced.active);
     try {
       const response = await transport.unary(route.method, call.signal, timeoutMs, header, input);
       if (call.expired) return;
@@ -187,6 +193,7 @@ export function createEdge(options: EdgeOptions): Edge {
       if (!res.destroyed) sendError(res, errorBodyFromConnectError(connectError));
     } finally {
       call.done();
+      if (unsampled) unbindTraceContext(call.signal);
     }
   }
 
@@ -237,13 +244,16 @@ function startRequestSpan(tracer: Tracer, req: DualRequest, res: DualResponse): 
     { kind: SpanKind.SERVER, attributes: { "http.request.method": verb, "url.scheme": "http" } },
     parent,
   );
-  res.once("close", () => {
-    if (res.headersSent) {
-      span.setAttribute("http.response.status_code", res.statusCode);
-      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    span.end();
-  });
+  // A span its sampler left out records nothing: nothing to end.
+  if (span.isRecording()) {
+    res.once("close", () => {
+      if (res.headersSent) {
+        span.setAttribute("http.response.status_code", res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    });
+  }
   return { span, active: trace.setSpan(parent, span) };
 }
 

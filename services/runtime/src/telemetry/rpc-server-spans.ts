@@ -1,5 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { ROOT_CONTEXT, SpanKind, trace, type Histogram, type Tracer } from "@opentelemetry/api";
+import { SpanKind, trace, type Histogram, type Span, type Tracer } from "@opentelemetry/api";
 import type { Interceptor } from "@connectrpc/connect";
 import { performance } from "node:perf_hooks";
 import { setSignalDeadline, signalDeadline } from "../transport/deadline-sweeper.js";
@@ -9,8 +9,8 @@ import { createRpcServerDuration, rpcOutcomeAttributes } from "./rpc-server-metr
 import type { Telemetry } from "./telemetry.js";
 import {
   bindTraceContext,
+  boundTraceContext,
   contextFromHeaders,
-  hasTraceContext,
   sampledOut,
   unbindTraceContext,
 } from "./trace-context.js";
@@ -35,55 +35,94 @@ export interface RpcServerTelemetry {
 export function createServerTelemetryInterceptor(
   telemetryFor: (serviceTypeName: string) => RpcServerTelemetry | undefined,
 ): Interceptor {
-  return (next) => async (req) => {
+  return (next) => (req) => {
     const telemetry = telemetryFor(req.service.typeName);
     if (telemetry === undefined) return next(req);
     const { tracer, duration } = telemetry;
-    const started = duration === undefined ? 0 : performance.now();
-    const system: RpcSystem = req.header.get("content-type")?.startsWith("application/grpc")
-      ? "grpc"
-      : "connect_rpc";
-    const parent = tracer === undefined ? ROOT_CONTEXT : contextFromHeaders(req.header);
+    const call: MeasuredCall = {
+      system: req.header.get("content-type")?.startsWith("application/grpc") ? "grpc" : "connect_rpc",
+      duration,
+      started: duration === undefined ? 0 : performance.now(),
+    };
+    if (tracer === undefined) return measured(next, req, call, undefined);
+    // A caller in this process whose trace its sampler left out (the edge, a peer) handed its
+    // signal on as is: no span here either, and the context bound to the signal is already
+    // what this call's store and peer calls and events carry on. No header to read.
+    const inherited = boundTraceContext(req.signal);
+    if (inherited !== undefined && sampledOut(inherited)) return measured(next, req, call, undefined);
+    const parent = contextFromHeaders(req.header);
     // Under a parent its sampler left out, no span: the parent's context travels on instead.
-    const span =
-      tracer === undefined || sampledOut(parent)
-        ? undefined
-        : tracer.startSpan(
-            rpcSpanName(req.method),
-            { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method, system) },
-            parent,
-          );
+    const span = sampledOut(parent)
+      ? undefined
+      : tracer.startSpan(
+          rpcSpanName(req.method),
+          { kind: SpanKind.SERVER, attributes: rpcAttributes(req.method, call.system) },
+          parent,
+        );
     const active = span === undefined ? parent : trace.setSpan(parent, span);
-    let failure: unknown;
-    try {
-      if (tracer === undefined) return await next(req);
-      if (!hasTraceContext(req.signal)) {
-        bindTraceContext(req.signal, active);
-        try {
-          return await next(req);
-        } finally {
-          unbindTraceContext(req.signal);
-        }
-      }
-      // A caller in this process handed its own signal on as is (the in-process transport):
-      // binding this call's span there would make it the parent of what the caller does next.
-      return await underOwnSignal(req.signal, (signal) => {
-        const deadline = signalDeadline(req.signal);
-        if (deadline !== undefined) setSignalDeadline(signal, deadline);
-        bindTraceContext(signal, active);
-        return next({ ...req, signal });
-      });
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      if (span !== undefined) endRpcSpan(span, system, failure, "server");
-      duration?.record(
-        (performance.now() - started) / 1000,
-        rpcOutcomeAttributes(req.method, system, failure),
+    if (inherited === undefined) {
+      return measured(
+        async (bound) => {
+          bindTraceContext(bound.signal, active);
+          try {
+            return await next(bound);
+          } finally {
+            unbindTraceContext(bound.signal);
+          }
+        },
+        req,
+        call,
+        span,
       );
     }
+    // A caller in this process handed its own signal on as is (the in-process transport):
+    // binding this call's span there would make it the parent of what the caller does next.
+    return measured(
+      (shared) =>
+        underOwnSignal(shared.signal, (signal) => {
+          const deadline = signalDeadline(shared.signal);
+          if (deadline !== undefined) setSignalDeadline(signal, deadline);
+          bindTraceContext(signal, active);
+          return next({ ...shared, signal });
+        }),
+      req,
+      call,
+      span,
+    );
   };
+}
+
+/** One call through the interceptor chain: Connect's own, unary or streaming. */
+type Next = Parameters<Interceptor>[0];
+
+/** How one call is recorded: its protocol, and its duration's histogram and start when metered. */
+interface MeasuredCall {
+  readonly system: RpcSystem;
+  readonly duration: Histogram | undefined;
+  readonly started: number;
+}
+
+/** `run(req)`, its SERVER span (if one) ended and its duration recorded with its outcome. */
+async function measured(
+  run: Next,
+  req: Parameters<Next>[0],
+  call: MeasuredCall,
+  span: Span | undefined,
+): ReturnType<Next> {
+  if (call.duration === undefined && span === undefined) return run(req);
+  let failure: unknown;
+  try {
+    return await run(req);
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    if (span !== undefined) endRpcSpan(span, call.system, failure, "server");
+    call.duration?.record(
+      (performance.now() - call.started) / 1000,
+      rpcOutcomeAttributes(req.method, call.system, failure),
+    );
+  }
 }
 
 /**

@@ -14,7 +14,7 @@ import { withClientSpans } from "./rpc-client-spans.js";
 import { serverTelemetryByService } from "./rpc-server-spans.js";
 import { noTelemetry, startTelemetry, type Telemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
-import { bindTraceContext, traceContextOf } from "./trace-context.js";
+import { bindTraceContext, contextFromFields, traceContextOf } from "./trace-context.js";
 
 /** Tracing on, as `OTEL_TRACES_EXPORTER=otlp` turns it on, into an in-memory exporter. */
 function tracingInto(exporter: InMemorySpanExporter): Telemetry {
@@ -39,6 +39,9 @@ function only(spans: readonly ReadableSpan[], kind: SpanKind): ReadableSpan {
   expect(found, `one span of kind ${kind}`).to.have.length(1);
   return found[0] as ReadableSpan;
 }
+
+const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+const parentId = "00f067aa0ba902b7";
 
 describe("RPC spans", () => {
   const exporter = new InMemorySpanExporter();
@@ -123,6 +126,21 @@ describe("RPC spans", () => {
     );
   });
 
+  it("serves an in-process caller whose trace was sampled out under its signal as is, without a span or a header", async () => {
+    // The local edge does so for a request its sampler left out: the context is on the signal,
+    // and no traceparent header is read (none is sent here).
+    const unsampled = contextFromFields({ traceparent: `00-${traceId}-${parentId}-00` });
+    const { signal } = new AbortController();
+    setSignalDeadline(signal, Date.now() + 30_000);
+    bindTraceContext(signal, unsampled);
+    const client = createClient(ProductService, host.transport);
+    expect((await client.getProduct({ productId: "p1" }, { signal })).name).to.equal("Lamp");
+    expect(exporter.getFinishedSpans()).to.deep.equal([]);
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.include({ msg: "get product", trace_id: traceId, span_id: parentId });
+    expect(traceContextOf(signal), "still the caller's").to.equal(unsampled);
+  });
+
   it("propagates over gRPC and records the status code; a client's mistake is no server error", async () => {
     const client = createClient(ProductService, withClientSpans(network, caller, "grpc"));
     await client.getProduct({ productId: "p1" });
@@ -150,8 +168,6 @@ describe("RPC spans", () => {
   });
 
   it("continues the trace a request's traceparent names, and keeps its tracestate", async () => {
-    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
-    const parentId = "00f067aa0ba902b7";
     const client = createClient(ProductService, host.transport);
     await client.getProduct(
       { productId: "p1" },

@@ -90,9 +90,9 @@ export function unbindTraceContext(signal: AbortSignal): void {
   bySignal.delete(signal);
 }
 
-/** Whether a trace context is bound to `signal` (a call under it is running). */
-export function hasTraceContext(signal: AbortSignal): boolean {
-  return bySignal.has(signal);
+/** The trace context bound to `signal`, if a call under it is running; else undefined. */
+export function boundTraceContext(signal: AbortSignal): Context | undefined {
+  return bySignal.get(signal);
 }
 
 /** The trace context bound to `signal`; the root context when none is (tracing off, no call). */
