@@ -26,16 +26,17 @@
  *      GET /api/analytics/orders, embedded and on FerretDB + Kafka + ClickHouse; and each
  *      analytics endpoint's latency over a store seeded with a year of orders, on ClickHouse
  *      and on chDB (analytics-bench.ts).
- *   9. what tracing costs: GET /api/products/{id} and orders placed per second in embedded mode
- *      with tracing off, sampled at 10 % and at 100 %, exporting to a real Jaeger, then 10 %
- *      with metrics (tracing-bench.ts).
+ *   9. what tracing costs: GET /api/products/{id} and orders placed per second with tracing
+ *      off, sampled at 10 % and at 100 %, exporting to a real Jaeger, in embedded mode (with
+ *      nothing sampled and 10 % with metrics beside) and behind Envoy (tracing-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
  * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,
  * BENCH_ONLY=login-flood, BENCH_ONLY=payment, BENCH_ONLY=analytics or BENCH_ONLY=tracing runs
  * part 4, 5, 6, 7, 8 or 9 alone (about a minute each; part 7, in the embedded and kafka passes of
  * BENCH_MODES, about two and a half; part 8 about seven and a half, two of them seeding a
- * million orders twice; part 9 about five);
+ * million orders twice; part 9 about fifteen, BENCH_TRACING_ROUNDS rounds of each setting
+ * (default 2) in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default);
  * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
@@ -230,6 +231,7 @@ async function tracingLines(): Promise<string[]> {
     connections,
     seconds,
     rounds: Number(process.env["BENCH_TRACING_ROUNDS"] ?? 2),
+    topologies: (process.env["BENCH_TRACING_TOPOLOGIES"] ?? "embedded,envoy").split(","),
     admin,
     platformEnv: (name) => platformEnv(scratch, name),
   });

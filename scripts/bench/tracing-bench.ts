@@ -32,6 +32,8 @@ export interface TracingBenchOptions {
   readonly seconds: number;
   /** How many times each setting is measured (BENCH_TRACING_ROUNDS, default 2). */
   readonly rounds: number;
+  /** Which shapes to measure: `embedded`, `envoy` (BENCH_TRACING_TOPOLOGIES, default both). */
+  readonly topologies: readonly string[];
   readonly admin: { readonly email: string; readonly password: string };
   /** The platform's settings for a run named `name` (its own data directory). */
   readonly platformEnv: (name: string) => NodeJS.ProcessEnv;
@@ -253,30 +255,35 @@ async function benchTopology(
 export async function benchTracing(options: TracingBenchOptions): Promise<string[]> {
   const jaeger = await startJaeger({ dataDir: join(options.scratch, "jaeger-tracing-bench") });
   try {
-    const embeddedLines = await benchTopology(
-      options,
-      {
-        title: "tracing cost, embedded mode, exporting to Jaeger on loopback",
-        cpuOf: "the platform's process",
-        deploy: embedded(options),
-      },
-      settings,
-      jaeger,
-    );
+    const embeddedLines = !options.topologies.includes("embedded")
+      ? []
+      : await benchTopology(
+          options,
+          {
+            title: "tracing cost, embedded mode, exporting to Jaeger on loopback",
+            cpuOf: "the platform's process",
+            deploy: embedded(options),
+          },
+          settings,
+          jaeger,
+        );
     // The three settings the target names, through Envoy: the shape a deployment runs.
-    const clusterLines = await benchTopology(
-      options,
-      {
-        title: "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
-        cpuOf: "the services' processes and Envoy",
-        deploy: cluster(options, jaeger.pid),
-      },
-      [tracingOff, tenPercent, everything],
-      jaeger,
-    );
+    const clusterLines = !options.topologies.includes("envoy")
+      ? []
+      : await benchTopology(
+          options,
+          {
+            title:
+              "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
+            cpuOf: "the services' processes and Envoy",
+            deploy: cluster(options, jaeger.pid),
+          },
+          [tracingOff, tenPercent, everything],
+          jaeger,
+        );
     return [
       ...embeddedLines,
-      "",
+      ...(embeddedLines.length > 0 && clusterLines.length > 0 ? [""] : []),
       ...clusterLines,
       "  target: at 10 % sampling, throughput within 10 % of tracing off",
     ];
