@@ -190,7 +190,9 @@ const mean = (values: readonly number[]): number => values.reduce((a, b) => a + 
 
 /** How `value` compares with `off`, in percent; empty without a reference. */
 function versusOff(value: number, off: number | undefined): string {
-  return off === undefined ? "" : ` ${(((value - off) / off) * 100).toFixed(1).padStart(6)} %`;
+  if (off === undefined) return "";
+  const change = ((value - off) / off) * 100;
+  return ` ${`${change > 0 ? "+" : ""}${change.toFixed(1)}`.padStart(6)} %`;
 }
 
 function line(label: string, runs: readonly LoadResult[], off: readonly LoadResult[] | undefined): string {
