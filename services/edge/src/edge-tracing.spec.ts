@@ -10,7 +10,7 @@ import {
   createDualProtocolServer,
   type DualProtocolServer,
 } from "@commerce/runtime/server/dual-protocol-server.js";
-import { startTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
+import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/telemetry.js";
 import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
 import { boundTraceContext } from "@commerce/runtime/telemetry/trace-context.js";
 import { eventually } from "@commerce/runtime/testing/eventually.js";
@@ -19,18 +19,23 @@ import { createEdge } from "./edge.js";
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
 const clientSpanId = "00f067aa0ba902b7";
 
-describe("the edge's request spans", () => {
-  const exporter = new InMemorySpanExporter();
-  const telemetry = startTelemetry(readTelemetrySettings(new EnvReader({ OTEL_TRACES_EXPORTER: "otlp" })), {
-    singleService: false,
-    spanProcessor: new SimpleSpanProcessor(exporter),
-  });
-  /** The headers of each upstream call. */
-  const sent: Headers[] = [];
-  /** GetProduct: "boom" fails as a server fault would. */
-  const upstream: Transport = {
-    unary(method, _signal, _timeout, header, input) {
-      sent.push(new Headers(header as ConstructorParameters<typeof Headers>[0]));
+/** One upstream call as the edge made it. */
+interface UpstreamCall {
+  readonly signal: AbortSignal;
+  /** The trace context bound to the call's signal while it ran. */
+  readonly bound: Context | undefined;
+  readonly header: Headers;
+}
+
+/** A Product service that keeps each call; GetProduct "boom" fails as a server fault would. */
+function productUpstream(calls: UpstreamCall[]): Transport {
+  return {
+    unary(method, signal, _timeout, header, input) {
+      calls.push({
+        signal: signal as AbortSignal,
+        bound: boundTraceContext(signal as AbortSignal),
+        header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
+      });
       if ((input as { productId: string }).productId === "boom") {
         return Promise.reject(new ConnectError("the store broke", Code.Internal));
       }
@@ -45,27 +50,43 @@ describe("the edge's request spans", () => {
     },
     stream: () => Promise.reject(new Error("no streams")),
   };
+}
+
+/** The edge traced by `telemetry` over `productUpstream(calls)`, not listening yet. */
+function edgeServer(telemetry: Telemetry, calls: UpstreamCall[]): DualProtocolServer {
+  const edge = createEdge({
+    services: [ProductService],
+    transportFor: () => productUpstream(calls),
+    verifyToken: () => Promise.resolve(undefined),
+    edgeSecret: "edge-secret",
+    maxBodyBytes: 1 << 20,
+    logger: createLogger("silent", "test"),
+    isReady: () => true,
+    telemetry: telemetry.forService("edge"),
+  });
+  return createDualProtocolServer(edge.handler);
+}
+
+describe("the edge's request spans", () => {
+  const exporter = new InMemorySpanExporter();
+  const telemetry = startTelemetry(readTelemetrySettings(new EnvReader({ OTEL_TRACES_EXPORTER: "otlp" })), {
+    singleService: false,
+    spanProcessor: new SimpleSpanProcessor(exporter),
+  });
+  const calls: UpstreamCall[] = [];
+  /** The headers of each upstream call. */
+  const sent = (): Headers[] => calls.map((call) => call.header);
   let server: DualProtocolServer;
   let baseUrl: string;
 
   before(async () => {
-    const edge = createEdge({
-      services: [ProductService],
-      transportFor: () => upstream,
-      verifyToken: () => Promise.resolve(undefined),
-      edgeSecret: "edge-secret",
-      maxBodyBytes: 1 << 20,
-      logger: createLogger("silent", "test"),
-      isReady: () => true,
-      telemetry: telemetry.forService("edge"),
-    });
-    server = createDualProtocolServer(edge.handler);
+    server = edgeServer(telemetry, calls);
     baseUrl = `http://127.0.0.1:${await server.listen(0, "127.0.0.1")}`;
   });
   after(() => server.close());
   beforeEach(() => {
     exporter.reset();
-    sent.length = 0;
+    calls.length = 0;
   });
 
   const edgeSpan = (): Promise<ReadableSpan> =>
@@ -89,9 +110,9 @@ describe("the edge's request spans", () => {
       "http.response.status_code": 200,
     });
     expect(span.status.code).to.equal(SpanStatusCode.UNSET);
-    expect(sent).to.have.length(1);
-    expect(sent[0]?.get("traceparent")).to.equal(`00-${traceId}-${span.spanContext().spanId}-01`);
-    expect(sent[0]?.get("tracestate")).to.equal("vendor=abc");
+    expect(sent()).to.have.length(1);
+    expect(sent()[0]?.get("traceparent")).to.equal(`00-${traceId}-${span.spanContext().spanId}-01`);
+    expect(sent()[0]?.get("tracestate")).to.equal("vendor=abc");
   });
 
   it("starts a trace when the client sends none, and marks a 5xx answer as an error", async () => {
@@ -101,7 +122,7 @@ describe("the edge's request spans", () => {
     expect(span.parentSpanContext).to.equal(undefined);
     expect(span.attributes["http.response.status_code"]).to.equal(500);
     expect(span.status.code).to.equal(SpanStatusCode.ERROR);
-    expect(sent[0]?.get("traceparent")).to.equal(
+    expect(sent()[0]?.get("traceparent")).to.equal(
       `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`,
     );
   });
@@ -130,41 +151,12 @@ describe("the edge's request spans", () => {
       ),
       { singleService: false, spanProcessor: new SimpleSpanProcessor(exporter) },
     );
-    /** Each upstream call's signal, and the trace context bound to it while the call ran. */
-    const calls: { signal: AbortSignal; bound: Context | undefined; header: Headers }[] = [];
-    const recording: Transport = {
-      unary(method, signal, _timeout, header) {
-        calls.push({
-          signal: signal as AbortSignal,
-          bound: boundTraceContext(signal as AbortSignal),
-          header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
-        });
-        return Promise.resolve({
-          stream: false,
-          service: method.parent,
-          method,
-          header: new Headers(),
-          trailer: new Headers(),
-          message: create(ProductSchema, { id: "p1", name: "Lamp" }),
-        } as UnaryResponse as never);
-      },
-      stream: () => Promise.reject(new Error("no streams")),
-    };
+    const unsampledCalls: UpstreamCall[] = [];
     let unsampledServer: DualProtocolServer;
     let unsampledUrl: string;
 
     before(async () => {
-      const edge = createEdge({
-        services: [ProductService],
-        transportFor: () => recording,
-        verifyToken: () => Promise.resolve(undefined),
-        edgeSecret: "edge-secret",
-        maxBodyBytes: 1 << 20,
-        logger: createLogger("silent", "test"),
-        isReady: () => true,
-        telemetry: unsampledTelemetry.forService("edge"),
-      });
-      unsampledServer = createDualProtocolServer(edge.handler);
+      unsampledServer = edgeServer(unsampledTelemetry, unsampledCalls);
       unsampledUrl = `http://127.0.0.1:${await unsampledServer.listen(0, "127.0.0.1")}`;
     });
     after(() => unsampledServer.close());
@@ -174,8 +166,8 @@ describe("the edge's request spans", () => {
         headers: { traceparent: `00-${traceId}-${clientSpanId}-00` },
       });
       expect(response.status).to.equal(200);
-      expect(calls).to.have.length(1);
-      const [call] = calls;
+      expect(unsampledCalls).to.have.length(1);
+      const [call] = unsampledCalls;
       expect(trace.getSpanContext(call?.bound ?? ROOT_CONTEXT)).to.deep.include({
         traceId,
         traceFlags: 0,
