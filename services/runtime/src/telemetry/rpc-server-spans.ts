@@ -39,17 +39,16 @@ export function createServerTelemetryInterceptor(
     const telemetry = telemetryFor(req.service.typeName);
     if (telemetry === undefined) return next(req);
     const { tracer, duration } = telemetry;
-    const call: MeasuredCall = {
-      system: req.header.get("content-type")?.startsWith("application/grpc") ? "grpc" : "connect_rpc",
-      duration,
-      started: duration === undefined ? 0 : performance.now(),
-    };
-    if (tracer === undefined) return measured(next, req, call, undefined);
+    const started = duration === undefined ? 0 : performance.now();
     // A caller in this process whose trace its sampler left out (the edge, a peer) handed its
     // signal on as is: no span here either, and the context bound to the signal is already
     // what this call's store and peer calls and events carry on. No header to read.
-    const inherited = boundTraceContext(req.signal);
-    if (inherited !== undefined && sampledOut(inherited)) return measured(next, req, call, undefined);
+    const inherited = tracer === undefined ? undefined : boundTraceContext(req.signal);
+    if (tracer === undefined || (inherited !== undefined && sampledOut(inherited))) {
+      if (duration === undefined) return next(req);
+      return measured(next, req, { system: rpcSystemOf(req), duration, started }, undefined);
+    }
+    const call: MeasuredCall = { system: rpcSystemOf(req), duration, started };
     const parent = contextFromHeaders(req.header);
     // Under a parent its sampler left out, no span: the parent's context travels on instead.
     const span = sampledOut(parent)
@@ -94,6 +93,11 @@ export function createServerTelemetryInterceptor(
 
 /** One call through the interceptor chain: Connect's own, unary or streaming. */
 type Next = Parameters<Interceptor>[0];
+
+/** The protocol a call came in on, from its content type. */
+function rpcSystemOf(req: Parameters<Next>[0]): RpcSystem {
+  return req.header.get("content-type")?.startsWith("application/grpc") ? "grpc" : "connect_rpc";
+}
 
 /** How one call is recorded: its protocol, and its duration's histogram and start when metered. */
 interface MeasuredCall {
