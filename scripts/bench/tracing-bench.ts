@@ -92,12 +92,15 @@ interface Deployment {
 
 type Deploy = (telemetry: NodeJS.ProcessEnv, run: string) => Promise<Deployment>;
 
-/** A shape the platform is measured in. */
+/** A shape the platform is measured in, and the settings measured in it. */
 interface Topology {
+  /** Its name in BENCH_TRACING_TOPOLOGIES. */
+  readonly name: string;
   readonly title: string;
   /** Whose CPU time a deployment's `cpuTime` is. */
   readonly cpuOf: string;
   readonly deploy: Deploy;
+  readonly measured: readonly Setting[];
 }
 
 /** The embedded platform: one process, the local edge. */
@@ -216,8 +219,7 @@ function line(label: string, runs: readonly LoadResult[], off: readonly LoadResu
  */
 async function benchTopology(
   options: TracingBenchOptions,
-  { title, cpuOf, deploy }: Topology,
-  measured: readonly Setting[],
+  { title, cpuOf, deploy, measured }: Topology,
   jaeger: { readonly otlpHttpEndpoint: string; readonly pid: number },
 ): Promise<string[]> {
   const results = new Map<Setting, Figures[]>(measured.map((s) => [s, []]));
@@ -257,36 +259,29 @@ async function benchTopology(
 export async function benchTracing(options: TracingBenchOptions): Promise<string[]> {
   const jaeger = await startJaeger({ dataDir: join(options.scratch, "jaeger-tracing-bench") });
   try {
-    const embeddedLines = !options.topologies.includes("embedded")
-      ? []
-      : await benchTopology(
-          options,
-          {
-            title: "tracing cost, embedded mode, exporting to Jaeger on loopback",
-            cpuOf: "the platform's process",
-            deploy: embedded(options),
-          },
-          settings,
-          jaeger,
-        );
-    // The three settings the target names, through Envoy: the shape a deployment runs.
-    const clusterLines = !options.topologies.includes("envoy")
-      ? []
-      : await benchTopology(
-          options,
-          {
-            title:
-              "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
-            cpuOf: "the services' processes and Envoy",
-            deploy: cluster(options, jaeger.pid),
-          },
-          [tracingOff, tenPercent, everything],
-          jaeger,
-        );
+    const topologies: readonly Topology[] = [
+      {
+        name: "embedded",
+        title: "tracing cost, embedded mode, exporting to Jaeger on loopback",
+        cpuOf: "the platform's process",
+        deploy: embedded(options),
+        measured: settings,
+      },
+      // The three settings the target names, through Envoy: the shape a deployment runs.
+      {
+        name: "envoy",
+        title: "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
+        cpuOf: "the services' processes and Envoy",
+        deploy: cluster(options, jaeger.pid),
+        measured: [tracingOff, tenPercent, everything],
+      },
+    ];
+    const blocks: string[][] = [];
+    for (const topology of topologies.filter((t) => options.topologies.includes(t.name))) {
+      blocks.push(await benchTopology(options, topology, jaeger));
+    }
     return [
-      ...embeddedLines,
-      ...(embeddedLines.length > 0 && clusterLines.length > 0 ? [""] : []),
-      ...clusterLines,
+      ...blocks.flatMap((lines, index) => (index === 0 ? lines : ["", ...lines])),
       "  target: at 10 % sampling, throughput within 10 % of tracing off",
     ];
   } finally {
