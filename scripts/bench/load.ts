@@ -34,14 +34,10 @@ export interface LoadOptions {
  * lazily loaded code count against neither side of a comparison.
  */
 export async function measure(options: LoadOptions): Promise<LoadResult> {
-  const host = new URL(options.url).hostname;
-  if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") {
-    throw new Error(`load runs target loopback only, not ${host}`);
-  }
-  await run({ ...options, seconds: 2 });
+  await loadRun({ ...options, seconds: 2 });
   const clock = options.cpuTime;
   const before = clock?.() ?? 0;
-  const { total, ...result } = await run(options);
+  const { total, ...result } = await loadRun(options);
   // A run in which no request completed has no CPU time per request.
   if (clock === undefined || total === 0) return result;
   return { ...result, cpuMicrosPerRequest: (clock() - before) / total };
@@ -56,17 +52,16 @@ export const processCpu =
   () =>
     cpuMicros(pid);
 
-/**
- * The CPU time of this process's children and their descendants but those of `excluded`: a
- * deployment of several processes (services, Envoy) started from here, without the load
- * generator (this process) or the infrastructure beside it.
- */
-export const childrenCpu =
-  (excluded: readonly number[]): CpuClock =>
+/** The CPU time of the processes `pids` and their descendants: a deployment of several. */
+export const processesCpu =
+  (pids: readonly number[]): CpuClock =>
   () =>
-    childPids(process.pid)
-      .filter((pid) => !excluded.includes(pid))
-      .reduce((total, pid) => total + treeCpuMicros(pid), 0);
+    pids.reduce((total, pid) => total + treeCpuMicros(pid), 0);
+
+/** The processes this one has started and that still run (Linux). */
+export function childProcesses(): number[] {
+  return childPids(process.pid);
+}
 
 function childPids(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((task) => {
@@ -87,7 +82,15 @@ export function treeCpuMicros(pid: number): number {
   return childPids(pid).reduce((total, child) => total + treeCpuMicros(child), cpuMicros(pid));
 }
 
-async function run(options: LoadOptions): Promise<LoadResult & { total: number }> {
+/** A load run and how many requests it completed. */
+export type LoadRun = LoadResult & { readonly total: number };
+
+/** One load run as `options` say, without warm-up and without CPU time. */
+export async function loadRun(options: LoadOptions): Promise<LoadRun> {
+  const host = new URL(options.url).hostname;
+  if (host !== "127.0.0.1" && host !== "localhost" && host !== "[::1]") {
+    throw new Error(`load runs target loopback only, not ${host}`);
+  }
   const result = await autocannon({
     url: options.url,
     method: options.method ?? "GET",

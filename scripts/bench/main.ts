@@ -35,8 +35,8 @@
  * BENCH_ONLY=login-flood, BENCH_ONLY=payment, BENCH_ONLY=analytics or BENCH_ONLY=tracing runs
  * part 4, 5, 6, 7, 8 or 9 alone (about a minute each; part 7, in the embedded and kafka passes of
  * BENCH_MODES, about two and a half; part 8 about seven and a half, two of them seeding a
- * million orders twice; part 9 about fifteen, BENCH_TRACING_ROUNDS rounds of each setting
- * (default 2) in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default);
+ * million orders twice; part 9 about fifteen, BENCH_TRACING_ROUNDS interleaved rounds
+ * (default 4) of every setting in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default);
  * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
@@ -230,7 +230,7 @@ async function tracingLines(): Promise<string[]> {
     scratch,
     connections,
     seconds,
-    rounds: Number(process.env["BENCH_TRACING_ROUNDS"] ?? 2),
+    rounds: Number(process.env["BENCH_TRACING_ROUNDS"] ?? 4),
     topologies: (process.env["BENCH_TRACING_TOPOLOGIES"] ?? "embedded,envoy").split(","),
     admin,
     platformEnv: (name) => platformEnv(scratch, name),

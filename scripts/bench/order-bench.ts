@@ -12,7 +12,7 @@
 import autocannon from "autocannon";
 import { setTimeout as delay } from "node:timers/promises";
 import { jsonOk } from "../testing/loopback-json.js";
-import { formatResult, type CpuClock, type LoadResult } from "./load.js";
+import { formatResult, type CpuClock, type LoadResult, type LoadRun } from "./load.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
 
 export interface OrderBenchOptions {
@@ -38,12 +38,12 @@ export interface Seeded {
 }
 
 /** One autocannon run of POST /api/orders; each request takes the next product and buyer in turn. */
-async function orderLoad(
+export async function orderLoad(
   baseUrl: string,
   seeded: Seeded,
   connections: number,
   seconds: number,
-): Promise<LoadResult & { total: number }> {
+): Promise<LoadRun> {
   let turn = 0;
   const result = await autocannon({
     url: new URL("/api/orders", baseUrl).toString(),

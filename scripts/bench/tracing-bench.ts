@@ -7,12 +7,15 @@
  * and 10 % with the metrics exported too; and behind Envoy, one process per service, the shape
  * a deployment runs. Figures only, never asserted.
  *
- * Each setting runs on a fresh deployment with the same seeded data, BENCH_TRACING_ROUNDS times
- * (default 2), in the order off, 10 %, 100 %, then back, so that a drift of the shared machine
- * over the run weighs on every setting alike; the figures are the means of the rounds. Beside
- * throughput, the CPU time per request of what serves it (steadier than throughput on two
- * shared cores: the platform's process, or the services' and Envoy's) and Jaeger's, which runs
- * on the same cores here and would not in a deployment.
+ * Every setting of a shape is deployed side by side, each fresh with the same seeded data and
+ * warmed up, and they are measured in interleaved rounds (interleaved-load.ts): each round loads
+ * every setting for BENCH_SECONDS, its order rotating from round to round, BENCH_TRACING_ROUNDS
+ * rounds (default 4). The speed of this shared two-core machine swings by more than half within
+ * minutes; measured one after the other, settings compared the machine's spells more than
+ * tracing (docs/decisions.md "Telemetry"). Beside throughput, the CPU time per request of what
+ * serves it (the platform's process, or the services' and Envoy's; for orders, until the events
+ * they caused are consumed), and Jaeger's, which runs on the same cores here and would not in a
+ * deployment.
  */
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -21,8 +24,9 @@ import { startKafka } from "../infra/kafka.js";
 import { startJaeger } from "../infra/jaeger.js";
 import { jsonOk } from "../testing/loopback-json.js";
 import { startPlatformProcess } from "../testing/platform-process.js";
-import { childrenCpu, measure, processCpu, treeCpuMicros, type CpuClock, type LoadResult } from "./load.js";
-import { measureOrders } from "./order-bench.js";
+import { interleaved, type Tally } from "./interleaved-load.js";
+import { childProcesses, loadRun, processCpu, processesCpu, treeCpuMicros, type CpuClock } from "./load.js";
+import { orderLoad, type Seeded } from "./order-bench.js";
 import { untilQuiet } from "./quiescence.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
 
@@ -30,7 +34,7 @@ export interface TracingBenchOptions {
   readonly scratch: string;
   readonly connections: number;
   readonly seconds: number;
-  /** How many times each setting is measured (BENCH_TRACING_ROUNDS, default 2). */
+  /** Interleaved rounds, each one slice of `seconds` per setting (BENCH_TRACING_ROUNDS, default 4). */
   readonly rounds: number;
   /** Which shapes to measure: `embedded`, `envoy` (BENCH_TRACING_TOPOLOGIES, default both). */
   readonly topologies: readonly string[];
@@ -73,13 +77,6 @@ const settings: readonly Setting[] = [
   { label: "tracing at 10 %, metrics on", env: sampled("0.1", true) },
 ];
 
-interface Figures {
-  readonly byId: LoadResult;
-  readonly orders: LoadResult;
-  /** Jaeger's CPU per request of the two loads together. */
-  readonly backendMicrosPerRequest: number;
-}
-
 /** Products seeded per platform: orders spread over them, reads on the first. */
 const products = 200;
 
@@ -116,10 +113,11 @@ function embedded(options: TracingBenchOptions): Deploy {
  * the services these requests reach (Auth, User, Product, Order) and Notification consuming
  * their events, on embedded stores and a fresh private Kafka.
  */
-function cluster(options: TracingBenchOptions, jaegerPid: number): Deploy {
+function cluster(options: TracingBenchOptions): Deploy {
   return async (telemetry, run) => {
     const kafka = await startKafka({ dataDir: join(options.scratch, `${run}-kafka`), log: () => undefined });
     const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
+    const before = new Set(childProcesses());
     try {
       const running = await startCluster({
         stateDir: join(options.scratch, run),
@@ -136,8 +134,8 @@ function cluster(options: TracingBenchOptions, jaegerPid: number): Deploy {
       });
       return {
         baseUrl: running.baseUrl,
-        // Every process this bench started but Jaeger and Kafka: the services and Envoy.
-        cpuTime: childrenCpu([jaegerPid, kafka.pid]),
+        // The processes this deployment started: its services and Envoy.
+        cpuTime: processesCpu(childProcesses().filter((pid) => !before.has(pid))),
         stop: async () => {
           await running.stop();
           await kafka.stop();
@@ -150,110 +148,133 @@ function cluster(options: TracingBenchOptions, jaegerPid: number): Deploy {
   };
 }
 
-async function measureSetting(
+/** A deployment of one setting, seeded and warmed up: what its loads need. */
+interface Prepared {
+  readonly deployment: Deployment;
+  readonly adminToken: string;
+  readonly seeded: Seeded;
+}
+
+const warmUpSeconds = 2;
+
+/**
+ * Deploys `setting`, seeds the same data as every other (`products` products, 16 buyers) and
+ * warms it up with both loads, so that JIT compilation counts against no slice.
+ */
+async function prepare(
   options: TracingBenchOptions,
   deploy: Deploy,
   setting: Setting,
   endpoint: string,
-  jaegerPid: number,
   run: string,
-): Promise<Figures> {
-  const platform = await deploy(setting.env(endpoint), run);
+): Promise<Prepared> {
+  const deployment = await deploy(setting.env(endpoint), run);
   try {
-    const adminToken = (
-      (await jsonOk(platform.baseUrl, "POST", "/api/auth/login", undefined, options.admin)) as {
-        token: string;
-      }
-    ).token;
-    const productIds = await seedProducts(platform.baseUrl, adminToken, products, 1_000_000);
-    const tokens = await registerBuyers(platform.baseUrl, 16);
-    await untilQuiet(platform.baseUrl, adminToken);
-    const backendBefore = treeCpuMicros(jaegerPid);
-    const byId = await measure({
-      url: `${platform.baseUrl}/api/products/${productIds[0] ?? ""}`,
+    const { token: adminToken } = (await jsonOk(
+      deployment.baseUrl,
+      "POST",
+      "/api/auth/login",
+      undefined,
+      options.admin,
+    )) as { token: string };
+    const seeded: Seeded = {
+      productIds: await seedProducts(deployment.baseUrl, adminToken, products, 1_000_000),
+      tokens: await registerBuyers(deployment.baseUrl, 16),
+    };
+    await loadRun({
+      url: readUrl(deployment, seeded),
       connections: options.connections,
-      seconds: options.seconds,
-      cpuTime: platform.cpuTime,
+      seconds: warmUpSeconds,
     });
-    const orders = await measureOrders(
-      platform.baseUrl,
-      { productIds, tokens },
-      options.connections,
-      options.seconds,
-      platform.cpuTime,
-    );
-    const requests = (byId.requestsPerSecond + orders.requestsPerSecond) * options.seconds;
-    return { byId, orders, backendMicrosPerRequest: (treeCpuMicros(jaegerPid) - backendBefore) / requests };
-  } finally {
-    await platform.stop();
+    await orderLoad(deployment.baseUrl, seeded, options.connections, warmUpSeconds);
+    await untilQuiet(deployment.baseUrl, adminToken);
+    return { deployment, adminToken, seeded };
+  } catch (error) {
+    await deployment.stop();
+    throw error;
   }
 }
 
-const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+/** The catalog read measured: the first seeded product. */
+const readUrl = (deployment: Deployment, seeded: Seeded): string =>
+  `${deployment.baseUrl}/api/products/${seeded.productIds[0] ?? ""}`;
 
-/** How `value` compares with `off`, in percent; empty without a reference. */
-function versusOff(value: number, off: number | undefined): string {
-  if (off === undefined) return "";
-  const change = ((value - off) / off) * 100;
-  return ` ${`${change > 0 ? "+" : ""}${change.toFixed(1)}`.padStart(6)} %`;
-}
+/** How `value` compares with `off`, in percent, signed. */
+const change = (value: number, off: number): string => {
+  const percent = ((value - off) / off) * 100;
+  return `${percent > 0 ? "+" : ""}${percent.toFixed(1)}`;
+};
 
-function line(label: string, runs: readonly LoadResult[], off: readonly LoadResult[] | undefined): string {
-  const rps = mean(runs.map((r) => r.requestsPerSecond));
-  const cpu = mean(runs.map((r) => r.cpuMicrosPerRequest ?? Number.NaN));
-  const offRps = off === undefined ? undefined : mean(off.map((r) => r.requestsPerSecond));
-  const offCpu = off === undefined ? undefined : mean(off.map((r) => r.cpuMicrosPerRequest ?? Number.NaN));
-  const p99 = Math.max(...runs.map((r) => r.p99Ms));
-  const faults = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
+function line(label: string, tally: Tally, off: Tally | undefined): string {
+  const rps = `${Math.round(tally.requestsPerSecond).toLocaleString("en-US").padStart(7)} req/s`;
+  const cpu = `CPU ${tally.cpuMicrosPerRequest.toFixed(0).padStart(5)} µs/req`;
+  const tail =
+    `p99 ${String(tally.p99Ms).padStart(4)} ms` +
+    (tally.faults === 0 ? "" : `   (${tally.faults} non-2xx or errors)`);
+  if (off === undefined)
+    return `  ${label.padEnd(30)} ${rps} ${"".padEnd(8)}   ${cpu} ${"".padEnd(8)}   ${tail}`;
+  const rounds = tally.rounds.map((rps, round) => change(rps, off.rounds[round] ?? Number.NaN)).join(", ");
   return (
-    `  ${label.padEnd(30)} ${Math.round(rps).toLocaleString("en-US").padStart(7)} req/s${versusOff(rps, offRps)}` +
-    ` (${runs.map((r) => Math.round(r.requestsPerSecond)).join(", ")})` +
-    `   CPU ${cpu.toFixed(0).padStart(4)} µs/req${versusOff(cpu, offCpu)}   p99 ${String(p99).padStart(4)} ms` +
-    (faults === 0 ? "" : `   (${faults} non-2xx or errors)`)
+    `  ${label.padEnd(30)} ${rps} ${`${change(tally.requestsPerSecond, off.requestsPerSecond)} %`.padStart(8)}` +
+    `   ${cpu} ${`${change(tally.cpuMicrosPerRequest, off.cpuMicrosPerRequest)} %`.padStart(8)}   ${tail}` +
+    `   (rounds: ${rounds} %)`
   );
 }
 
 /**
- * Each setting `options.rounds` times, in the order given, back, and so on, on fresh
- * deployments; the lines to print.
+ * Every setting of `topology` deployed side by side, then measured in interleaved rounds
+ * (interleaved-load.ts): the catalog read, then order placement, each setting one slice of
+ * `options.seconds` per round; the lines to print.
  */
 async function benchTopology(
   options: TracingBenchOptions,
   { title, cpuOf, deploy, measured }: Topology,
   jaeger: { readonly otlpHttpEndpoint: string; readonly pid: number },
 ): Promise<string[]> {
-  const results = new Map<Setting, Figures[]>(measured.map((s) => [s, []]));
-  const order = Array.from({ length: options.rounds }, (_, round) =>
-    round % 2 === 0 ? measured : [...measured].reverse(),
-  ).flat();
-  for (const [index, setting] of order.entries()) {
-    const run = `tracing-${title.replace(/\W+/g, "-")}-${index}`;
-    results
-      .get(setting)
-      ?.push(await measureSetting(options, deploy, setting, jaeger.otlpHttpEndpoint, jaeger.pid, run));
-  }
-  const off = results.get(measured[0] as Setting) ?? [];
-  const lines = [
-    `${title} (mean of ${options.rounds} rounds, each round's req/s in brackets; CPU: ${cpuOf}):`,
-    "GET /api/products/{id}",
-  ];
-  const block = (pick: (figures: Figures) => LoadResult) => {
-    for (const [setting, runs] of results) {
-      lines.push(line(setting.label, runs.map(pick), setting === measured[0] ? undefined : off.map(pick)));
+  const prepared: Prepared[] = [];
+  try {
+    for (const [index, setting] of measured.entries()) {
+      const run = `tracing-${title.replace(/\W+/g, "-")}-${index}`;
+      prepared.push(await prepare(options, deploy, setting, jaeger.otlpHttpEndpoint, run));
     }
-  };
-  block((figures) => figures.byId);
-  lines.push(`POST /api/orders (${products} products)`);
-  block((figures) => figures.orders);
-  lines.push(
-    `  Jaeger's CPU per request: ${[...results]
-      .map(
-        ([setting, runs]) =>
-          `${setting.label} ${mean(runs.map((r) => r.backendMicrosPerRequest)).toFixed(0)} µs`,
-      )
-      .join(", ")}`,
-  );
-  return lines;
+    const { connections, seconds, rounds } = options;
+    const backendBefore = treeCpuMicros(jaeger.pid);
+    const reads = await interleaved(
+      prepared.map(({ deployment, seeded }) => ({
+        slice: () => loadRun({ url: readUrl(deployment, seeded), connections, seconds }),
+        cpuTime: deployment.cpuTime,
+        settle: () => Promise.resolve(),
+      })),
+      rounds,
+      seconds,
+    );
+    const orders = await interleaved(
+      prepared.map(({ deployment, seeded, adminToken }) => ({
+        slice: () => orderLoad(deployment.baseUrl, seeded, connections, seconds),
+        cpuTime: deployment.cpuTime,
+        settle: () => untilQuiet(deployment.baseUrl, adminToken),
+      })),
+      rounds,
+      seconds,
+    );
+    const requests = [...reads, ...orders].reduce((sum, tally) => sum + tally.requests, 0);
+    const backend = (treeCpuMicros(jaeger.pid) - backendBefore) / requests;
+    const block = (tallies: readonly Tally[]) =>
+      tallies.map((tally, index) =>
+        line((measured[index] as Setting).label, tally, index === 0 ? undefined : tallies[0]),
+      );
+    return [
+      title,
+      `(${rounds} interleaved rounds of ${seconds} s per setting; CPU: ${cpuOf}; the rounds' changes against off in brackets):`,
+      "GET /api/products/{id}",
+      ...block(reads),
+      `POST /api/orders (${products} products; CPU until its events are consumed)`,
+      ...block(orders),
+      `  Jaeger's CPU over the run: ${backend.toFixed(0)} µs per request, all settings together`,
+    ];
+  } finally {
+    for (const { deployment } of prepared) await deployment.stop();
+  }
 }
 
 export async function benchTracing(options: TracingBenchOptions): Promise<string[]> {
@@ -272,7 +293,7 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
         name: "envoy",
         title: "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
         cpuOf: "the services' processes and Envoy",
-        deploy: cluster(options, jaeger.pid),
+        deploy: cluster(options),
         measured: [tracingOff, tenPercent, everything],
       },
     ];

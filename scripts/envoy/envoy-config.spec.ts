@@ -272,12 +272,13 @@ describe("renderEnvoyConfig", () => {
   it("traces nothing without a collector: no tracer, no collector cluster", () => {
     const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
     expect(manager(config)).not.to.have.property("tracing");
+    expect(config).not.to.have.property("layered_runtime");
     expect((config as unknown as RenderedConfig).static_resources.clusters.map((c) => c.name)).not.to.include(
       "opentelemetry_collector",
     );
   });
 
-  it("with a collector, traces every request as commerce-edge into its /v1/traces over a cluster at its address", () => {
+  it("with a collector, traces every request as commerce-edge into its /v1/traces over a cluster at its address, in batches", () => {
     const config = renderEnvoyConfig(contract, {
       ...withUpstreams(["auth"]),
       otlp: otlpExportOf("http://collector.observability:4318/"),
@@ -298,6 +299,13 @@ describe("renderEnvoyConfig", () => {
         },
       },
       random_sampling: { value: 100 },
+    });
+    // Spans go out 512 at a time (or every 5 s), not every fifth; the admin layer stays.
+    expect(config["layered_runtime"]).to.deep.equal({
+      layers: [
+        { name: "tracing", static_layer: { "tracing.opentelemetry.min_flush_spans": 512 } },
+        { name: "admin", admin_layer: {} },
+      ],
     });
     const clusters = (config as unknown as RenderedConfig).static_resources
       .clusters as unknown as JsonObject[];

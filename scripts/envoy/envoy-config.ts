@@ -25,7 +25,7 @@ import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
 import { bearerFilterSource, restFilterSource } from "./lua-source.js";
 import { messageSchemas } from "./request-schema.js";
 import { bearerRequirement, restFilterName, restRoutes } from "./rest-routes.js";
-import { collectorClusterConfig, tracingConfig } from "./tracing.js";
+import { collectorClusterConfig, tracingConfig, tracingRuntime } from "./tracing.js";
 import { upstreamCluster } from "./upstream-clusters.js";
 
 /** The name of the generic secret that holds the edge credential (read from a file). */
@@ -165,6 +165,7 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
   if (options.otlp !== undefined) clusters.push(collectorClusterConfig(options.otlp));
   return {
     admin: { address: socketAddress(options.admin) },
+    ...(options.otlp === undefined ? {} : { layered_runtime: tracingRuntime() }),
     static_resources: {
       secrets: [
         { name: edgeCredentialSecret, generic_secret: { secret: { filename: options.edgeCredentialPath } } },

@@ -81,6 +81,28 @@ export function tracingConfig(otlp: OtlpExport): JsonObject {
   };
 }
 
+/**
+ * How many finished spans Envoy's tracer gathers before it sends them: its default is 5, a POST
+ * to the collector for every fifth sampled request, which cost the edge more than the spans
+ * themselves (docs/decisions.md "Telemetry"). As the services' batch processor does, it sends
+ * up to this many at once, and what is gathered at least every 5 s
+ * (`tracing.opentelemetry.flush_interval_ms`, left at its default).
+ */
+export const edgeSpanBatch = 512;
+
+/**
+ * Envoy's runtime when it traces: a static layer with the tracer's batch size, then the admin
+ * layer that Envoy has by default (a bootstrap that names layers replaces the default ones).
+ */
+export function tracingRuntime(): JsonObject {
+  return {
+    layers: [
+      { name: "tracing", static_layer: { "tracing.opentelemetry.min_flush_spans": edgeSpanBatch } },
+      { name: "admin", admin_layer: {} },
+    ],
+  };
+}
+
 /** The cluster of the collector that receives the spans (HTTP/1.1, as OTLP/HTTP is served). */
 export function collectorClusterConfig(otlp: OtlpExport): JsonObject {
   return {

@@ -1,7 +1,8 @@
 /**
  * Envoy's OpenTelemetry tracer on a real Envoy, exporting to a real Jaeger: a request gets a
  * `commerce-edge` span, the service behind receives a W3C `traceparent` whose parent is that
- * span, and a caller's own `traceparent` is continued rather than replaced.
+ * span, a caller's own `traceparent` is continued rather than replaced, and the spans of many
+ * requests go out together.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,7 +17,7 @@ import { startRecordingUpstream, type RecordingUpstream } from "./support/record
 
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
-/** Envoy's tracer flushes every 5 s (or every 5 spans): the trace is awaited that long and more. */
+/** Envoy's tracer sends what it gathered every 5 s (or every 512 spans): the trace is awaited that long and more. */
 async function edgeSpansOf(jaeger: JaegerInstance, traceId: string): Promise<TracedSpan[]> {
   let spans: TracedSpan[] = [];
   await waitUntil(
@@ -58,11 +59,12 @@ describe("Envoy's OpenTelemetry tracer", function () {
     await rm(scratch, { recursive: true, force: true });
   });
 
-  beforeEach(() => {
-    upstream.calls.length = 0;
-  });
+  /** Requests this suite sent through Envoy so far, each making one sampled span. */
+  let requests = 0;
 
   async function login(headers: Record<string, string> = {}): Promise<string> {
+    upstream.calls.length = 0;
+    requests += 1;
     const response = await fetch(`${envoy.baseUrl}/api/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
@@ -100,5 +102,34 @@ describe("Envoy's OpenTelemetry tracer", function () {
     expect(spans[0]?.spanId).to.equal(parentId);
     expect(spans[0]?.parentId).to.equal(callerSpanId);
     expect(spans[0]?.links).to.deep.equal([]);
+  });
+
+  it("gathers the spans of many requests into one export instead of one every five spans", async function () {
+    this.timeout(60_000);
+    const stats = async (): Promise<Map<string, number>> => {
+      const text = await (await fetch(`${envoy.adminUrl}/stats?filter=opentelemetry`)).text();
+      return new Map(
+        text
+          .trim()
+          .split("\n")
+          .map((row) => row.split(": "))
+          .map(([name, value]) => [name ?? "", Number(value)]),
+      );
+    };
+    const exports = "cluster.opentelemetry_collector.upstream_rq_total";
+    const sent = "tracing.opentelemetry.spans_sent";
+    // What the tests before left gathered goes out first (at most 5 s later).
+    await waitUntil(async () => (await stats()).get(sent) === requests, {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+    });
+    const before = await stats();
+    for (let request = 0; request < 12; request++) await login();
+    await waitUntil(async () => (await stats()).get(sent) === (before.get(sent) ?? 0) + 12, {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+    });
+    const after = await stats();
+    expect((after.get(exports) ?? 0) - (before.get(exports) ?? 0), "exports of the 12 spans").to.equal(1);
   });
 });
