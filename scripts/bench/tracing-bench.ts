@@ -1,16 +1,17 @@
 /**
  * What tracing costs (`npm run bench`, part 9; BENCH_ONLY=tracing): GET /api/products/{id} and
  * orders placed per second through the edge, with tracing off, with 10 % of traces sampled and
- * with all of them, exporting to a real Jaeger on loopback. Twice: in embedded mode (one
+ * with all of them, exporting to a real Jaeger on loopback. In three shapes: embedded mode (one
  * process making every module's spans, where a request is cheapest and tracing weighs the
  * most), with beside those three tracing on with nothing sampled (the floor every request pays)
- * and 10 % with the metrics exported too; and behind Envoy, one process per service, the shape
- * a deployment runs. Figures only, never asserted.
+ * and 10 % with the metrics exported too; behind Envoy, one process per service, the shape a
+ * deployment runs, on embedded stores; and the same on FerretDB, the MongoDB protocol the
+ * services speak when deployed. Figures only, never asserted.
  *
  * Every setting of a shape is deployed side by side, each fresh with the same seeded data and
  * warmed up, and they are measured in interleaved rounds (interleaved-load.ts): each round loads
- * every setting for BENCH_SECONDS, its order rotating from round to round, BENCH_TRACING_ROUNDS
- * rounds (default 4). The speed of this shared two-core machine swings by more than half within
+ * every setting for BENCH_TRACING_SLICE seconds (default 2), its order rotating from round to
+ * round, BENCH_TRACING_ROUNDS rounds (default 16). The speed of this shared two-core machine swings by more than half within
  * minutes; measured one after the other, settings compared the machine's spells more than
  * tracing (docs/decisions.md "Telemetry"). Beside throughput, the CPU time per request of what
  * serves it (the platform's process, or the services' and Envoy's; for orders, until the events
@@ -20,12 +21,21 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { startCluster } from "../cluster/cluster.js";
+import { startFerretDb } from "../infra/ferretdb.js";
 import { startKafka } from "../infra/kafka.js";
 import { startJaeger } from "../infra/jaeger.js";
 import { jsonOk } from "../testing/loopback-json.js";
 import { startPlatformProcess } from "../testing/platform-process.js";
 import { interleaved, type Tally } from "./interleaved-load.js";
-import { childProcesses, loadRun, processCpu, processesCpu, treeCpuMicros, type CpuClock } from "./load.js";
+import {
+  childProcesses,
+  loadRun,
+  percentile,
+  processCpu,
+  processesCpu,
+  treeCpuMicros,
+  type CpuClock,
+} from "./load.js";
 import { orderLoad, type Seeded } from "./order-bench.js";
 import { untilQuiet } from "./quiescence.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
@@ -33,10 +43,11 @@ import { registerBuyers, seedProducts } from "./seeding.js";
 export interface TracingBenchOptions {
   readonly scratch: string;
   readonly connections: number;
+  /** One slice's length in seconds (BENCH_TRACING_SLICE, default 2). */
   readonly seconds: number;
-  /** Interleaved rounds, each one slice of `seconds` per setting (BENCH_TRACING_ROUNDS, default 4). */
+  /** Interleaved rounds, each one slice of `seconds` per setting (BENCH_TRACING_ROUNDS, default 16). */
   readonly rounds: number;
-  /** Which shapes to measure: `embedded`, `envoy` (BENCH_TRACING_TOPOLOGIES, default both). */
+  /** Which shapes to measure: `embedded`, `envoy`, `ferretdb` (BENCH_TRACING_TOPOLOGIES, default all). */
   readonly topologies: readonly string[];
   readonly admin: { readonly email: string; readonly password: string };
   /** The platform's settings for a run named `name` (its own data directory). */
@@ -111,16 +122,30 @@ function embedded(options: TracingBenchOptions): Deploy {
 /**
  * The multi-process topology behind Envoy (its tracer sampling at the services' ratio), with
  * the services these requests reach (Auth, User, Product, Order) and Notification consuming
- * their events, on embedded stores and a fresh private Kafka.
+ * their events, on a fresh private Kafka and either embedded stores or, with `onFerretDb`, a
+ * fresh private FerretDB (the MongoDB protocol a deployment's services speak).
  */
-function cluster(options: TracingBenchOptions): Deploy {
+function cluster(options: TracingBenchOptions, onFerretDb: boolean): Deploy {
   return async (telemetry, run) => {
-    const kafka = await startKafka({ dataDir: join(options.scratch, `${run}-kafka`), log: () => undefined });
-    const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
-    const before = new Set(childProcesses());
+    const infrastructure: { stop(): Promise<void> }[] = [];
+    const stopInfrastructure = async () => {
+      for (const running of infrastructure.reverse()) await running.stop();
+    };
     try {
+      const kafka = await startKafka({
+        dataDir: join(options.scratch, `${run}-kafka`),
+        log: () => undefined,
+      });
+      infrastructure.push(kafka);
+      const ferretDb = onFerretDb
+        ? await startFerretDb({ dataDir: join(options.scratch, `${run}-ferretdb`), log: () => undefined })
+        : undefined;
+      if (ferretDb !== undefined) infrastructure.push(ferretDb);
+      const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
+      const before = new Set(childProcesses());
       const running = await startCluster({
         stateDir: join(options.scratch, run),
+        mongodbUrl: ferretDb?.url,
         kafkaBrokers: kafka.brokers,
         jwtSecret: secret(64),
         edgeSecret: secret(32),
@@ -134,15 +159,15 @@ function cluster(options: TracingBenchOptions): Deploy {
       });
       return {
         baseUrl: running.baseUrl,
-        // The processes this deployment started: its services and Envoy.
+        // The processes this deployment started: its services and Envoy (not Kafka, FerretDB).
         cpuTime: processesCpu(childProcesses().filter((pid) => !before.has(pid))),
         stop: async () => {
           await running.stop();
-          await kafka.stop();
+          await stopInfrastructure();
         },
       };
     } catch (error) {
-      await kafka.stop();
+      await stopInfrastructure();
       throw error;
     }
   };
@@ -213,11 +238,14 @@ function line(label: string, tally: Tally, off: Tally | undefined): string {
     (tally.faults === 0 ? "" : `   (${tally.faults} non-2xx or errors)`);
   if (off === undefined)
     return `  ${label.padEnd(30)} ${rps} ${"".padEnd(8)}   ${cpu} ${"".padEnd(8)}   ${tail}`;
-  const rounds = tally.rounds.map((rps, round) => change(rps, off.rounds[round] ?? Number.NaN)).join(", ");
+  const rounds = tally.rounds
+    .map((rps, round) => rps / (off.rounds[round] ?? Number.NaN))
+    .sort((a, b) => a - b);
+  const quartile = (q: number) => change(percentile(rounds, q), 1);
   return (
     `  ${label.padEnd(30)} ${rps} ${`${change(tally.requestsPerSecond, off.requestsPerSecond)} %`.padStart(8)}` +
     `   ${cpu} ${`${change(tally.cpuMicrosPerRequest, off.cpuMicrosPerRequest)} %`.padStart(8)}   ${tail}` +
-    `   (rounds: ${rounds} %)`
+    `   (rounds: median ${quartile(50)} %, middle half ${quartile(25)} to ${quartile(75)} %)`
   );
 }
 
@@ -265,7 +293,7 @@ async function benchTopology(
       );
     return [
       title,
-      `(${rounds} interleaved rounds of ${seconds} s per setting; CPU: ${cpuOf}; the rounds' changes against off in brackets):`,
+      `(${rounds} interleaved rounds of ${seconds} s per setting; CPU: ${cpuOf}; each round's change against off's of the same round, in brackets):`,
       "GET /api/products/{id}",
       ...block(reads),
       `POST /api/orders (${products} products; CPU until its events are consumed)`,
@@ -288,12 +316,20 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
         deploy: embedded(options),
         measured: settings,
       },
-      // The three settings the target names, through Envoy: the shape a deployment runs.
+      // The three settings the target names, through Envoy: the shape a deployment runs, on
+      // embedded stores (where a request is cheapest) and on FerretDB, as deployed.
       {
         name: "envoy",
         title: "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
         cpuOf: "the services' processes and Envoy",
-        deploy: cluster(options),
+        deploy: cluster(options, false),
+        measured: [tracingOff, tenPercent, everything],
+      },
+      {
+        name: "ferretdb",
+        title: "tracing cost, Envoy → one process per service (FerretDB, Kafka), exporting to Jaeger",
+        cpuOf: "the services' processes and Envoy, not FerretDB's",
+        deploy: cluster(options, true),
         measured: [tracingOff, tenPercent, everything],
       },
     ];
