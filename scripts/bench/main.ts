@@ -28,8 +28,7 @@
  *      and on chDB (analytics-bench.ts).
  *   9. what tracing costs: GET /api/products/{id} and orders placed per second with tracing
  *      off, sampled at 10 % and at 100 %, exporting to a real Jaeger, in embedded mode (with
- *      nothing sampled and 10 % with metrics beside) and behind Envoy, on embedded stores and
- *      on FerretDB (tracing-bench.ts).
+ *      nothing sampled and 10 % with metrics beside) and behind Envoy (tracing-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
  * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,
@@ -38,7 +37,7 @@
  * BENCH_MODES, about two and a half; part 8 about seven and a half, two of them seeding a
  * million orders twice; part 9 about fifteen, BENCH_TRACING_ROUNDS interleaved rounds
  * (default 16) of a BENCH_TRACING_SLICE-second slice (default 2) of every setting in
- * BENCH_TRACING_TOPOLOGIES, embedded, envoy and ferretdb by default);
+ * BENCH_TRACING_TOPOLOGIES, embedded and envoy by default);
  * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
@@ -233,7 +232,7 @@ async function tracingLines(): Promise<string[]> {
     connections,
     seconds: Number(process.env["BENCH_TRACING_SLICE"] ?? 2),
     rounds: Number(process.env["BENCH_TRACING_ROUNDS"] ?? 16),
-    topologies: (process.env["BENCH_TRACING_TOPOLOGIES"] ?? "embedded,envoy,ferretdb").split(","),
+    topologies: (process.env["BENCH_TRACING_TOPOLOGIES"] ?? "embedded,envoy").split(","),
     admin,
     platformEnv: (name) => platformEnv(scratch, name),
   });

@@ -1,12 +1,11 @@
 /**
  * What tracing costs (`npm run bench`, part 9; BENCH_ONLY=tracing): GET /api/products/{id} and
  * orders placed per second through the edge, with tracing off, with 10 % of traces sampled and
- * with all of them, exporting to a real Jaeger on loopback. In three shapes: embedded mode (one
+ * with all of them, exporting to a real Jaeger on loopback. Twice: in embedded mode (one
  * process making every module's spans, where a request is cheapest and tracing weighs the
  * most), with beside those three tracing on with nothing sampled (the floor every request pays)
- * and 10 % with the metrics exported too; behind Envoy, one process per service, the shape a
- * deployment runs, on embedded stores; and the same on FerretDB, the MongoDB protocol the
- * services speak when deployed. Figures only, never asserted.
+ * and 10 % with the metrics exported too; and behind Envoy, one process per service, the shape
+ * a deployment runs. Figures only, never asserted.
  *
  * Every setting of a shape is deployed side by side, each fresh with the same seeded data and
  * warmed up, and they are measured in interleaved rounds (interleaved-load.ts): each round loads
@@ -21,7 +20,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { startCluster } from "../cluster/cluster.js";
-import { startFerretDb } from "../infra/ferretdb.js";
 import { startKafka } from "../infra/kafka.js";
 import { startJaeger } from "../infra/jaeger.js";
 import { jsonOk } from "../testing/loopback-json.js";
@@ -47,7 +45,7 @@ export interface TracingBenchOptions {
   readonly seconds: number;
   /** Interleaved rounds, each one slice of `seconds` per setting (BENCH_TRACING_ROUNDS, default 16). */
   readonly rounds: number;
-  /** Which shapes to measure: `embedded`, `envoy`, `ferretdb` (BENCH_TRACING_TOPOLOGIES, default all). */
+  /** Which shapes to measure: `embedded`, `envoy` (BENCH_TRACING_TOPOLOGIES, default both). */
   readonly topologies: readonly string[];
   readonly admin: { readonly email: string; readonly password: string };
   /** The platform's settings for a run named `name` (its own data directory). */
@@ -122,30 +120,18 @@ function embedded(options: TracingBenchOptions): Deploy {
 /**
  * The multi-process topology behind Envoy (its tracer sampling at the services' ratio), with
  * the services these requests reach (Auth, User, Product, Order) and Notification consuming
- * their events, on a fresh private Kafka and either embedded stores or, with `onFerretDb`, a
- * fresh private FerretDB (the MongoDB protocol a deployment's services speak).
+ * their events, on embedded stores and a fresh private Kafka. Not on FerretDB: three of them
+ * side by side, on SQLite, took the two cores (a catalog read cost the services 1.8 ms of CPU,
+ * four orders a second), which measured FerretDB rather than tracing.
  */
-function cluster(options: TracingBenchOptions, onFerretDb: boolean): Deploy {
+function cluster(options: TracingBenchOptions): Deploy {
   return async (telemetry, run) => {
-    const infrastructure: { stop(): Promise<void> }[] = [];
-    const stopInfrastructure = async () => {
-      for (const running of infrastructure.reverse()) await running.stop();
-    };
+    const kafka = await startKafka({ dataDir: join(options.scratch, `${run}-kafka`), log: () => undefined });
+    const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
+    const before = new Set(childProcesses());
     try {
-      const kafka = await startKafka({
-        dataDir: join(options.scratch, `${run}-kafka`),
-        log: () => undefined,
-      });
-      infrastructure.push(kafka);
-      const ferretDb = onFerretDb
-        ? await startFerretDb({ dataDir: join(options.scratch, `${run}-ferretdb`), log: () => undefined })
-        : undefined;
-      if (ferretDb !== undefined) infrastructure.push(ferretDb);
-      const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
-      const before = new Set(childProcesses());
       const running = await startCluster({
         stateDir: join(options.scratch, run),
-        mongodbUrl: ferretDb?.url,
         kafkaBrokers: kafka.brokers,
         jwtSecret: secret(64),
         edgeSecret: secret(32),
@@ -159,15 +145,15 @@ function cluster(options: TracingBenchOptions, onFerretDb: boolean): Deploy {
       });
       return {
         baseUrl: running.baseUrl,
-        // The processes this deployment started: its services and Envoy (not Kafka, FerretDB).
+        // The processes this deployment started: its services and Envoy.
         cpuTime: processesCpu(childProcesses().filter((pid) => !before.has(pid))),
         stop: async () => {
           await running.stop();
-          await stopInfrastructure();
+          await kafka.stop();
         },
       };
     } catch (error) {
-      await stopInfrastructure();
+      await kafka.stop();
       throw error;
     }
   };
@@ -316,20 +302,12 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
         deploy: embedded(options),
         measured: settings,
       },
-      // The three settings the target names, through Envoy: the shape a deployment runs, on
-      // embedded stores (where a request is cheapest) and on FerretDB, as deployed.
+      // The three settings the target names, through Envoy: the shape a deployment runs.
       {
         name: "envoy",
         title: "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
         cpuOf: "the services' processes and Envoy",
-        deploy: cluster(options, false),
-        measured: [tracingOff, tenPercent, everything],
-      },
-      {
-        name: "ferretdb",
-        title: "tracing cost, Envoy → one process per service (FerretDB, Kafka), exporting to Jaeger",
-        cpuOf: "the services' processes and Envoy, not FerretDB's",
-        deploy: cluster(options, true),
+        deploy: cluster(options),
         measured: [tracingOff, tenPercent, everything],
       },
     ];
