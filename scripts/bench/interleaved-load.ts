@@ -1,7 +1,7 @@
 /**
  * Several deployments compared under the same load, measured in turns: every round loads each
  * of them for one slice, in an order that rotates from round to round, so that the drift of a
- * shared machine (its speed here swings by more than half within minutes) weighs on each alike
+ * shared machine (its speed here swings by more than half within seconds) weighs on each alike
  * instead of on whichever happened to run during a slow spell. Each deployment's figures are
  * the sums over its slices; the change of a slice against the reference's slice of the same
  * round shows how steady a comparison is.

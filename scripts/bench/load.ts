@@ -34,7 +34,7 @@ export interface LoadOptions {
  * lazily loaded code count against neither side of a comparison.
  */
 export async function measure(options: LoadOptions): Promise<LoadResult> {
-  await loadRun({ ...options, seconds: 2 });
+  await loadRun({ ...options, seconds: warmUpSeconds });
   const clock = options.cpuTime;
   const before = clock?.() ?? 0;
   const { total, ...result } = await loadRun(options);
@@ -81,6 +81,9 @@ export function cpuMicros(pid: number): number {
 export function treeCpuMicros(pid: number): number {
   return childPids(pid).reduce((total, child) => total + treeCpuMicros(child), cpuMicros(pid));
 }
+
+/** How long a warm-up runs before a measured load, its figures discarded. */
+export const warmUpSeconds = 2;
 
 /** A load run and how many requests it completed. */
 export type LoadRun = LoadResult & { readonly total: number };

@@ -12,7 +12,7 @@
 import autocannon from "autocannon";
 import { setTimeout as delay } from "node:timers/promises";
 import { jsonOk } from "../testing/loopback-json.js";
-import { formatResult, type CpuClock, type LoadResult, type LoadRun } from "./load.js";
+import { formatResult, warmUpSeconds, type LoadResult, type LoadRun } from "./load.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
 
 export interface OrderBenchOptions {
@@ -30,7 +30,6 @@ export interface OrderBenchOptions {
 
 /** The contract's per-product stock ceiling: far above what a run sells (≈ 10^4 orders/s). */
 const seedStock = 1_000_000;
-const warmUpSeconds = 2;
 
 export interface Seeded {
   readonly productIds: readonly string[];
@@ -76,22 +75,15 @@ export async function orderLoad(
   };
 }
 
-/**
- * Orders placed per second after a warm-up, each request the next product and buyer in turn;
- * with `cpuTime`, the server's CPU time per order too.
- */
-export async function measureOrders(
+/** Orders placed per second after a warm-up, each request the next product and buyer in turn. */
+async function measureOrders(
   baseUrl: string,
   seeded: Seeded,
   connections: number,
   seconds: number,
-  cpuTime?: CpuClock,
 ): Promise<LoadResult> {
   await orderLoad(baseUrl, seeded, connections, warmUpSeconds);
-  const before = cpuTime?.() ?? 0;
-  const { total, ...result } = await orderLoad(baseUrl, seeded, connections, seconds);
-  if (cpuTime === undefined || total === 0) return result;
-  return { ...result, cpuMicrosPerRequest: (cpuTime() - before) / total };
+  return orderLoad(baseUrl, seeded, connections, seconds);
 }
 
 /**

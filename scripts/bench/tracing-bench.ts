@@ -10,9 +10,9 @@
  * Every setting of a shape is deployed side by side, each fresh with the same seeded data and
  * warmed up, and they are measured in interleaved rounds (interleaved-load.ts): each round loads
  * every setting for BENCH_TRACING_SLICE seconds (default 2), its order rotating from round to
- * round, BENCH_TRACING_ROUNDS rounds (default 16). The speed of this shared two-core machine swings by more than half within
- * minutes; measured one after the other, settings compared the machine's spells more than
- * tracing (docs/decisions.md "Telemetry"). Beside throughput, the CPU time per request of what
+ * round, BENCH_TRACING_ROUNDS rounds (default 16). The speed of this shared two-core machine
+ * swings by more than half within seconds; measured one after the other, settings compared the
+ * machine's spells more than tracing (docs/decisions.md "Telemetry"). Beside throughput, the CPU time per request of what
  * serves it (the platform's process, or the services' and Envoy's; for orders, until the events
  * they caused are consumed), and Jaeger's, which runs on the same cores here and would not in a
  * deployment.
@@ -32,6 +32,7 @@ import {
   processCpu,
   processesCpu,
   treeCpuMicros,
+  warmUpSeconds,
   type CpuClock,
 } from "./load.js";
 import { orderLoad, type Seeded } from "./order-bench.js";
@@ -165,8 +166,6 @@ interface Prepared {
   readonly adminToken: string;
   readonly seeded: Seeded;
 }
-
-const warmUpSeconds = 2;
 
 /**
  * Deploys `setting`, seeds the same data as every other (`products` products, 16 buyers) and

@@ -17,7 +17,10 @@ import { startRecordingUpstream, type RecordingUpstream } from "./support/record
 
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
-/** Envoy's tracer sends what it gathered every 5 s (or every 512 spans): the trace is awaited that long and more. */
+/**
+ * Envoy's tracer sends what it gathered every 5 s (or every 512 spans): the trace is awaited
+ * that long and more.
+ */
 async function edgeSpansOf(jaeger: JaegerInstance, traceId: string): Promise<TracedSpan[]> {
   let spans: TracedSpan[] = [];
   await waitUntil(
