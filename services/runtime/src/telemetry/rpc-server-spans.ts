@@ -79,8 +79,8 @@ export function createServerTelemetryInterceptor(
     return measured(
       (shared) =>
         underOwnSignal(shared.signal, (signal) => {
-          const deadline = signalDeadline(shared.signal);
-          if (deadline !== undefined) setSignalDeadline(signal, deadline);
+          // A reused signal (own-signal.ts): the deadline of this call, or none.
+          setSignalDeadline(signal, signalDeadline(shared.signal));
           bindTraceContext(signal, active);
           return next({ ...shared, signal });
         }),

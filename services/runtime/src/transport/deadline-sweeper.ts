@@ -55,8 +55,10 @@ export function createDeadlineSweeper(intervalMs = 25): DeadlineSweeper {
  */
 const signalDeadlines = new WeakMap<AbortSignal, number>();
 
-export function setSignalDeadline(signal: AbortSignal, at: number): void {
-  signalDeadlines.set(signal, at);
+/** Registers `at` as `signal`'s deadline; without one, forgets any it had (a reused signal's). */
+export function setSignalDeadline(signal: AbortSignal, at: number | undefined): void {
+  if (at === undefined) signalDeadlines.delete(signal);
+  else signalDeadlines.set(signal, at);
 }
 
 export function signalDeadline(signal: AbortSignal): number | undefined {
