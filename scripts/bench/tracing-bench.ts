@@ -13,12 +13,14 @@
  * round, BENCH_TRACING_ROUNDS rounds (default 16). The speed of this shared two-core machine
  * swings by more than half within seconds; measured one after the other, settings compared the
  * machine's spells more than tracing (docs/decisions.md "Telemetry"). Beside throughput, the CPU time per request of what
- * serves it (the platform's process, or the services' and Envoy's; for orders, until the events
- * they caused are consumed), and Jaeger's, which runs on the same cores here and would not in a
+ * serves it (the platform's process, or the services' and Envoy's, then process by process, so
+ * that Envoy's tracer and each service's part show apart; for orders, until the events they
+ * caused are consumed), and Jaeger's, which runs on the same cores here and would not in a
  * deployment.
  */
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { startCluster } from "../cluster/cluster.js";
 import { startKafka } from "../infra/kafka.js";
 import { startJaeger } from "../infra/jaeger.js";
@@ -94,6 +96,8 @@ const products = 200;
 interface Deployment {
   readonly baseUrl: string;
   readonly cpuTime: CpuClock;
+  /** Each process of a deployment of several (Envoy, each service), with its own clock. */
+  readonly parts?: ReadonlyMap<string, CpuClock>;
   stop(): Promise<void>;
 }
 
@@ -144,10 +148,12 @@ function cluster(options: TracingBenchOptions): Deploy {
         ),
         logLevel: "warn",
       });
+      // The processes this deployment started: its services and Envoy.
+      const started = childProcesses().filter((pid) => !before.has(pid));
       return {
         baseUrl: running.baseUrl,
-        // The processes this deployment started: its services and Envoy.
-        cpuTime: processesCpu(childProcesses().filter((pid) => !before.has(pid))),
+        cpuTime: processesCpu(started),
+        parts: byProcessName(started),
         stop: async () => {
           await running.stop();
           await kafka.stop();
@@ -158,6 +164,24 @@ function cluster(options: TracingBenchOptions): Deploy {
       throw error;
     }
   };
+}
+
+/** The clocks of `pids` by what they run (the replicas of a service on one clock). */
+function byProcessName(pids: readonly number[]): ReadonlyMap<string, CpuClock> {
+  const named = new Map<string, number[]>();
+  for (const pid of pids) named.set(processName(pid), [...(named.get(processName(pid)) ?? []), pid]);
+  return new Map([...named].map(([name, group]) => [name, processesCpu(group)]));
+}
+
+/** A cluster's process by what it runs: `Envoy`, or the service whose entry it started from. */
+function processName(pid: number): string {
+  const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  if (basename(args[0] ?? "") === "envoy") return "Envoy";
+  for (const arg of args) {
+    const service = /\/services\/(\w+)\//.exec(arg)?.[1];
+    if (service !== undefined) return service;
+  }
+  return `process ${pid}`;
 }
 
 /** A deployment of one setting, seeded and warmed up: what its loads need. */
@@ -234,6 +258,15 @@ function line(label: string, tally: Tally, off: Tally | undefined): string {
   );
 }
 
+/** Where a setting's CPU per request went, process by process, when its deployment has several. */
+function partsLine(tally: Tally): string[] {
+  if (tally.cpuMicrosByPart.size === 0) return [];
+  const parts = [...tally.cpuMicrosByPart]
+    .sort(([a], [b]) => (a === "Envoy" ? -1 : b === "Envoy" ? 1 : a.localeCompare(b)))
+    .map(([part, micros]) => `${part} ${micros.toFixed(0)}`);
+  return [`    CPU by process, µs/req: ${parts.join(", ")}`];
+}
+
 /**
  * Every setting of `topology` deployed side by side, then measured in interleaved rounds
  * (interleaved-load.ts): the catalog read, then order placement, each setting one slice of
@@ -256,6 +289,7 @@ async function benchTopology(
       prepared.map(({ deployment, seeded }) => ({
         slice: () => loadRun({ url: readUrl(deployment, seeded), connections, seconds }),
         cpuTime: deployment.cpuTime,
+        ...(deployment.parts === undefined ? {} : { parts: deployment.parts }),
         settle: () => Promise.resolve(),
       })),
       rounds,
@@ -265,6 +299,7 @@ async function benchTopology(
       prepared.map(({ deployment, seeded, adminToken }) => ({
         slice: () => orderLoad(deployment.baseUrl, seeded, connections, seconds),
         cpuTime: deployment.cpuTime,
+        ...(deployment.parts === undefined ? {} : { parts: deployment.parts }),
         settle: () => untilQuiet(deployment.baseUrl, adminToken),
       })),
       rounds,
@@ -273,9 +308,10 @@ async function benchTopology(
     const requests = [...reads, ...orders].reduce((sum, tally) => sum + tally.requests, 0);
     const backend = (treeCpuMicros(jaeger.pid) - backendBefore) / requests;
     const block = (tallies: readonly Tally[]) =>
-      tallies.map((tally, index) =>
+      tallies.flatMap((tally, index) => [
         line((measured[index] as Setting).label, tally, index === 0 ? undefined : tallies[0]),
-      );
+        ...partsLine(tally),
+      ]);
     return [
       title,
       `(${rounds} interleaved rounds of ${seconds} s per setting; CPU: ${cpuOf}; each round's change against off's of the same round, in brackets):`,
