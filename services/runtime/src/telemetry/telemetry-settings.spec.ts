@@ -29,6 +29,7 @@ describe("readTelemetrySettings", () => {
       headers: {},
       sampler: "parentbased_always_on",
       samplerRatio: 1,
+      batch: { scheduleDelayMs: 5_000, exportTimeoutMs: 30_000, maxQueueSize: 2048, maxExportBatchSize: 512 },
     });
     expect(read({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://c/custom" }).traces?.endpoint).to.equal(
       "https://c/custom",
@@ -120,6 +121,43 @@ describe("readTelemetrySettings", () => {
     expect(read({ OTEL_RESOURCE_ATTRIBUTES: "service.name=from-resource" }).serviceName).to.equal(
       "from-resource",
     );
+  });
+
+  it("reads how spans are batched from OTEL_BSP_*, and refuses a batch larger than the queue", () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" };
+    expect(
+      read({
+        ...endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: "1000",
+        OTEL_BSP_EXPORT_TIMEOUT: "2000",
+        OTEL_BSP_MAX_QUEUE_SIZE: "8192",
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "1024",
+      }).traces?.batch,
+    ).to.deep.equal({
+      scheduleDelayMs: 1000,
+      exportTimeoutMs: 2000,
+      maxQueueSize: 8192,
+      maxExportBatchSize: 1024,
+    });
+    expect(read({ ...endpoint, OTEL_BSP_MAX_QUEUE_SIZE: "100" }).traces?.batch.maxExportBatchSize).to.equal(
+      100,
+    );
+    expect(
+      problemsOf({
+        ...endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: "1s",
+        OTEL_BSP_EXPORT_TIMEOUT: "0",
+        OTEL_BSP_MAX_QUEUE_SIZE: "100",
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "512",
+      }),
+    ).to.deep.equal([
+      "OTEL_BSP_MAX_EXPORT_BATCH_SIZE (512) must not exceed OTEL_BSP_MAX_QUEUE_SIZE (100)",
+      'OTEL_BSP_SCHEDULE_DELAY must be a positive whole number of milliseconds, got "1s"',
+      'OTEL_BSP_EXPORT_TIMEOUT must be a positive whole number of milliseconds, got "0"',
+    ]);
+    expect(problemsOf({ ...endpoint, OTEL_BSP_MAX_QUEUE_SIZE: "-5" })).to.deep.equal([
+      'OTEL_BSP_MAX_QUEUE_SIZE must be a positive whole number, got "-5"',
+    ]);
   });
 
   it("reports every bad variable at once, each by name", () => {

@@ -31,6 +31,20 @@ export interface TracesExportSettings {
   readonly sampler: SamplerName;
   /** The ratio of the `…traceidratio` samplers, from 0 to 1. */
   readonly samplerRatio: number;
+  /** How finished spans are gathered before they go out (`OTEL_BSP_*`). */
+  readonly batch: SpanBatchSettings;
+}
+
+/** The batch span processor's settings, the specification's defaults unless `OTEL_BSP_*` say. */
+export interface SpanBatchSettings {
+  /** `OTEL_BSP_SCHEDULE_DELAY`: the longest a span waits for its batch (5 000 ms). */
+  readonly scheduleDelayMs: number;
+  /** `OTEL_BSP_EXPORT_TIMEOUT`: the longest an export may take (30 000 ms). */
+  readonly exportTimeoutMs: number;
+  /** `OTEL_BSP_MAX_QUEUE_SIZE`: spans held at most; more are dropped until an export frees room (2 048). */
+  readonly maxQueueSize: number;
+  /** `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`: spans per export at most, no more than the queue holds (512). */
+  readonly maxExportBatchSize: number;
 }
 
 export interface MetricsExportSettings {
@@ -91,6 +105,7 @@ export function readTelemetrySettings(env: EnvReader): TelemetrySettings {
   const exportIntervalMs = readMilliseconds(env, "OTEL_METRIC_EXPORT_INTERVAL", 60_000);
   const exportTimeoutMs = readMilliseconds(env, "OTEL_METRIC_EXPORT_TIMEOUT", 30_000);
   const { sampler, samplerRatio } = readSampler(env);
+  const batch = readSpanBatch(env);
   const resourceAttributes = readKeyValues(env, "OTEL_RESOURCE_ATTRIBUTES");
   const tracing = configured && disabled !== true && tracesExporter !== "none";
   const metering = configured && disabled !== true && metricsExporter !== "none";
@@ -102,6 +117,7 @@ export function readTelemetrySettings(env: EnvReader): TelemetrySettings {
           headers,
           sampler,
           samplerRatio,
+          batch,
         }
       : undefined,
     metrics: metering
@@ -127,14 +143,35 @@ function readBoolean(env: EnvReader, name: string): boolean | undefined {
 
 /** A whole number of milliseconds, at least 1. */
 function readMilliseconds(env: EnvReader, name: string, fallback: number): number {
+  return readWhole(env, name, fallback, "a positive whole number of milliseconds");
+}
+
+/** A whole number, at least 1; `what` names it in the problem a bad value makes. */
+function readWhole(env: EnvReader, name: string, fallback: number, what = "a positive whole number"): number {
   const raw = env.string(name);
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < 1 || !Number.isSafeInteger(value)) {
-    env.problem(`${name} must be a positive whole number of milliseconds, got "${raw}"`);
+    env.problem(`${name} must be ${what}, got "${raw}"`);
     return fallback;
   }
   return value;
+}
+
+function readSpanBatch(env: EnvReader): SpanBatchSettings {
+  const maxQueueSize = readWhole(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048);
+  const maxExportBatchSize = readWhole(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", Math.min(512, maxQueueSize));
+  if (maxExportBatchSize > maxQueueSize) {
+    env.problem(
+      `OTEL_BSP_MAX_EXPORT_BATCH_SIZE (${maxExportBatchSize}) must not exceed OTEL_BSP_MAX_QUEUE_SIZE (${maxQueueSize})`,
+    );
+  }
+  return {
+    scheduleDelayMs: readMilliseconds(env, "OTEL_BSP_SCHEDULE_DELAY", 5_000),
+    exportTimeoutMs: readMilliseconds(env, "OTEL_BSP_EXPORT_TIMEOUT", 30_000),
+    maxQueueSize,
+    maxExportBatchSize,
+  };
 }
 
 function readExporter(env: EnvReader, name: string): string | undefined {

@@ -173,8 +173,15 @@ function periodicExport(metrics: MetricsExportSettings): MetricReader {
 }
 
 function exportPipeline(traces: TracesExportSettings): SpanProcessor {
+  const { batch } = traces;
   return new BatchSpanProcessor(
     new OTLPTraceExporter({ url: traces.endpoint, headers: { ...traces.headers } }),
+    {
+      scheduledDelayMillis: batch.scheduleDelayMs,
+      exportTimeoutMillis: batch.exportTimeoutMs,
+      maxQueueSize: batch.maxQueueSize,
+      maxExportBatchSize: batch.maxExportBatchSize,
+    },
   );
 }
 
