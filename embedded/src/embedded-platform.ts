@@ -79,7 +79,7 @@ export async function startPlatform({
   edgeTimeoutMs,
   telemetry: givenTelemetry,
 }: PlatformOptions): Promise<RunningPlatform> {
-  const telemetry = givenTelemetry ?? startTelemetry(config.telemetry, { singleService: false });
+  const telemetry = givenTelemetry ?? startTelemetry(config.telemetry, { singleService: false, logger });
   const { infra } = config;
   const dataDir = config.process.dataDir;
   const stores: StoreProvider =

@@ -100,7 +100,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
   reader.finish(undefined);
 
   const logger = createLogger(processSettings.logLevel, `commerce-${spec.name}`);
-  const telemetry = startTelemetry(telemetrySettings, { singleService: true });
+  const telemetry = startTelemetry(telemetrySettings, { singleService: true, logger });
   const serviceTelemetry = telemetry.forService(spec.name);
   const stores: StoreProvider =
     infra.mongodbUrl !== undefined

@@ -2,17 +2,36 @@ import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { EnvReader } from "../config/env-reader.js";
+import { createLogger, type Logger } from "../logging/logger.js";
 import { startTelemetry, type Telemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
 
-/** An OTLP/HTTP receiver on loopback that counts the exports it is sent. */
-async function receiver(): Promise<{ url: string; exports: () => number; close: () => Promise<void> }> {
+interface Receiver {
+  readonly url: string;
+  /** Exports answered so far. */
+  exports(): number;
+  /** From now on, exports wait for `release()`, or are refused with a 500. */
+  hold(): void;
+  refuse(): void;
+  release(): void;
+  close(): Promise<void>;
+}
+
+/** An OTLP/HTTP receiver on loopback that counts the exports it answers. */
+async function receiver(): Promise<Receiver> {
   let exports = 0;
+  let mode: "answer" | "hold" | "refuse" = "answer";
+  const held: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
-      if (req.method === "POST" && req.url === "/v1/traces") exports += 1;
-      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+      const answer = (): void => {
+        if (req.method === "POST" && req.url === "/v1/traces") exports += 1;
+        res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+      };
+      if (mode === "refuse") res.writeHead(500).end();
+      else if (mode === "hold") held.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -20,8 +39,31 @@ async function receiver(): Promise<{ url: string; exports: () => number; close: 
   return {
     url: `http://127.0.0.1:${port}`,
     exports: () => exports,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    hold: () => {
+      mode = "hold";
+    },
+    refuse: () => {
+      mode = "refuse";
+    },
+    release: () => {
+      mode = "answer";
+      for (const answer of held.splice(0)) answer();
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
+}
+
+/** A logger whose lines the test reads. */
+function capturedLog(): {
+  logger: Logger;
+  lines: () => { level: number; component?: string; msg: string }[];
+} {
+  const written: string[] = [];
+  const logger = createLogger("info", "test", { write: (line: string) => void written.push(line) });
+  return { logger, lines: () => written.map((line) => JSON.parse(line) as { level: number; msg: string }) };
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -35,8 +77,8 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
   return true;
 }
 
-describe("span batches from OTEL_BSP_*", () => {
-  let otlp: Awaited<ReturnType<typeof receiver>>;
+describe("span batches from OTEL_BSP_*, and the SDK's problems in the log", () => {
+  let otlp: Receiver;
   let telemetry: Telemetry | undefined;
 
   beforeEach(async () => {
@@ -49,13 +91,17 @@ describe("span batches from OTEL_BSP_*", () => {
     await otlp.close();
   });
 
-  const start = (bsp: Record<string, string>): Telemetry => {
+  const start = (bsp: Record<string, string>, logger?: Logger): Telemetry => {
     const env = new EnvReader({
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
       OTEL_METRICS_EXPORTER: "none",
       ...bsp,
     });
-    telemetry = startTelemetry(env.finish(readTelemetrySettings(env)), { singleService: true });
+    const settings = env.finish(readTelemetrySettings(env));
+    telemetry = startTelemetry(settings, {
+      singleService: true,
+      ...(logger === undefined ? {} : { logger }),
+    });
     return telemetry;
   };
 
@@ -75,5 +121,35 @@ describe("span batches from OTEL_BSP_*", () => {
     expect(otlp.exports()).to.equal(0);
     tracer.startSpan("second").end();
     expect(await until(() => otlp.exports() === 1, 2_000)).to.equal(true);
+  });
+
+  it("logs an export the collector refused, as an error of the opentelemetry component", async () => {
+    const log = capturedLog();
+    otlp.refuse();
+    const { tracer } = start({ OTEL_BSP_SCHEDULE_DELAY: "50" }, log.logger).forService("product");
+    tracer.startSpan("refused").end();
+    const logged = () =>
+      log.lines().filter((line) => line.component === "opentelemetry" && line.level === 50);
+    expect(await until(() => logged().length > 0, 5_000)).to.equal(true);
+  });
+
+  it("logs the spans dropped from a full queue, as a warning with their number", async () => {
+    const log = capturedLog();
+    const { tracer } = start(
+      { OTEL_BSP_SCHEDULE_DELAY: "60000", OTEL_BSP_MAX_QUEUE_SIZE: "1", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "1" },
+      log.logger,
+    ).forService("product");
+    otlp.hold();
+    tracer.startSpan("exported while held").end(); // a full batch: its export starts, and waits
+    tracer.startSpan("queued").end(); // the one place in the queue
+    tracer.startSpan("dropped").end(); // no room
+    otlp.release();
+    expect(await until(() => otlp.exports() === 2, 5_000)).to.equal(true);
+    tracer.startSpan("after").end(); // the processor reports what it dropped when room returns
+    const warnings = log
+      .lines()
+      .filter((line) => line.component === "opentelemetry" && line.level === 40)
+      .map((line) => line.msg);
+    expect(warnings).to.deep.equal(["Dropped 1 spans because maxQueueSize reached"]);
   });
 });

@@ -4,7 +4,8 @@
  * (`commerce-<name>`). The tracer providers share one export pipeline (a batch processor over
  * one OTLP/HTTP exporter); each meter provider has its own periodic reader and exporter, as a
  * reader belongs to one provider. Nothing is registered globally, not even a context manager: a
- * call's span travels with its signal (trace-context.ts). Each signal is off — no SDK started, a no-op tracer or meter — unless the
+ * call's span travels with its signal (trace-context.ts); only the SDK's own warnings go to the
+ * process's log through the API's global diagnostic logger (sdk-problems.ts). Each signal is off — no SDK started, a no-op tracer or meter — unless the
  * settings configure it (telemetry-settings.ts).
  *
  * Services get their tracer and meter from their context (`ctx.telemetry`), never from the
@@ -35,6 +36,8 @@ import {
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
+import type { Logger } from "../logging/logger.js";
+import { reportSdkProblems } from "./sdk-problems.js";
 import type { MetricsExportSettings, TelemetrySettings, TracesExportSettings } from "./telemetry-settings.js";
 
 /** What a service sees of telemetry. */
@@ -64,6 +67,8 @@ export interface TelemetryOptions {
    * embedded mode every module keeps its own name.
    */
   readonly singleService: boolean;
+  /** Where the SDK's own warnings and errors go (failed exports, dropped spans); nowhere if unset. */
+  readonly logger?: Logger;
   /** Where spans go instead of the OTLP exporter (tests: an in-memory exporter's processor). */
   readonly spanProcessor?: SpanProcessor;
   /**
@@ -99,6 +104,7 @@ export const noTelemetry: Telemetry = {
 export function startTelemetry(settings: TelemetrySettings, options: TelemetryOptions): Telemetry {
   const { traces, metrics } = settings;
   if (traces === undefined && metrics === undefined) return noTelemetry;
+  if (options.logger !== undefined) reportSdkProblems(options.logger);
   const processor = traces === undefined ? undefined : (options.spanProcessor ?? exportPipeline(traces));
   const sampler = traces === undefined ? undefined : samplerFor(traces);
   const instanceId = randomUUID();
