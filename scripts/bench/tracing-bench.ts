@@ -12,11 +12,11 @@
  * every setting for BENCH_TRACING_SLICE seconds (default 2), its order rotating from round to
  * round, BENCH_TRACING_ROUNDS rounds (default 16). The speed of this shared two-core machine
  * swings by more than half within seconds; measured one after the other, settings compared the
- * machine's spells more than tracing (docs/decisions.md "Telemetry"). Beside throughput, the CPU time per request of what
- * serves it (the platform's process, or the services' and Envoy's, then process by process, so
- * that Envoy's tracer and each service's part show apart; for orders, until the events they
- * caused are consumed), and Jaeger's, which runs on the same cores here and would not in a
- * deployment.
+ * machine's spells more than tracing (docs/decisions.md "Telemetry"). Beside throughput, the CPU
+ * time per request of what serves it (the platform's process, or the services' and Envoy's,
+ * then process by process, so that Envoy's tracer and each service's part show apart; for
+ * orders, until the events they caused are consumed), and Jaeger's, which runs on the same cores
+ * here and would not in a deployment.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -96,8 +96,8 @@ const products = 200;
 interface Deployment {
   readonly baseUrl: string;
   readonly cpuTime: CpuClock;
-  /** Each process of a deployment of several (Envoy, each service), with its own clock. */
-  readonly parts?: ReadonlyMap<string, CpuClock>;
+  /** Each process of a deployment of several (Envoy, each service), with its own clock; none for one. */
+  readonly parts: ReadonlyMap<string, CpuClock>;
   stop(): Promise<void>;
 }
 
@@ -118,7 +118,12 @@ interface Topology {
 function embedded(options: TracingBenchOptions): Deploy {
   return async (telemetry, run) => {
     const platform = await startPlatformProcess({ ...options.platformEnv(run), ...telemetry });
-    return { baseUrl: platform.baseUrl, cpuTime: processCpu(platform.pid), stop: () => platform.stop() };
+    return {
+      baseUrl: platform.baseUrl,
+      cpuTime: processCpu(platform.pid),
+      parts: new Map(),
+      stop: () => platform.stop(),
+    };
   };
 }
 
@@ -169,7 +174,10 @@ function cluster(options: TracingBenchOptions): Deploy {
 /** The clocks of `pids` by what they run (the replicas of a service on one clock). */
 function byProcessName(pids: readonly number[]): ReadonlyMap<string, CpuClock> {
   const named = new Map<string, number[]>();
-  for (const pid of pids) named.set(processName(pid), [...(named.get(processName(pid)) ?? []), pid]);
+  for (const pid of pids) {
+    const name = processName(pid);
+    named.set(name, [...(named.get(name) ?? []), pid]);
+  }
   return new Map([...named].map(([name, group]) => [name, processesCpu(group)]));
 }
 
@@ -289,7 +297,7 @@ async function benchTopology(
       prepared.map(({ deployment, seeded }) => ({
         slice: () => loadRun({ url: readUrl(deployment, seeded), connections, seconds }),
         cpuTime: deployment.cpuTime,
-        ...(deployment.parts === undefined ? {} : { parts: deployment.parts }),
+        parts: deployment.parts,
         settle: () => Promise.resolve(),
       })),
       rounds,
@@ -299,7 +307,7 @@ async function benchTopology(
       prepared.map(({ deployment, seeded, adminToken }) => ({
         slice: () => orderLoad(deployment.baseUrl, seeded, connections, seconds),
         cpuTime: deployment.cpuTime,
-        ...(deployment.parts === undefined ? {} : { parts: deployment.parts }),
+        parts: deployment.parts,
         settle: () => untilQuiet(deployment.baseUrl, adminToken),
       })),
       rounds,

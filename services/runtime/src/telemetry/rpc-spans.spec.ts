@@ -3,9 +3,8 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
-import { Writable } from "node:stream";
 import { EnvReader } from "../config/env-reader.js";
-import { createLogger, type Logger } from "../logging/logger.js";
+import { capturedLogger } from "../testing/captured-logger.js";
 import { codeOf } from "../testing/service-harness.js";
 import { tracedProductHost } from "../testing/traced-product-host.js";
 import { setSignalDeadline } from "../transport/deadline-sweeper.js";
@@ -20,18 +19,6 @@ import { bindTraceContext, contextFromFields, traceContextOf } from "./trace-con
 function tracingInto(exporter: InMemorySpanExporter): Telemetry {
   const settings = readTelemetrySettings(new EnvReader({ OTEL_TRACES_EXPORTER: "otlp" }));
   return startTelemetry(settings, { singleService: false, spanProcessor: new SimpleSpanProcessor(exporter) });
-}
-
-/** Log lines as parsed JSON objects. */
-function capturedLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split("\n")) if (line !== "") lines.push(JSON.parse(line) as never);
-      done();
-    },
-  });
-  return { logger: createLogger("info", "test", sink), lines };
 }
 
 function only(spans: readonly ReadableSpan[], kind: SpanKind): ReadableSpan {

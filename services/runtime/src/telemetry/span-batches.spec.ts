@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { EnvReader } from "../config/env-reader.js";
-import { createLogger, type Logger } from "../logging/logger.js";
+import type { Logger } from "../logging/logger.js";
+import { capturedLogger } from "../testing/captured-logger.js";
 import { startTelemetry, type Telemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
 
@@ -56,15 +57,13 @@ async function receiver(): Promise<Receiver> {
   };
 }
 
-/** A logger whose lines the test reads. */
-function capturedLog(): {
-  logger: Logger;
-  lines: () => { level: number; component?: string; msg: string }[];
-} {
-  const written: string[] = [];
-  const logger = createLogger("info", "test", { write: (line: string) => void written.push(line) });
-  return { logger, lines: () => written.map((line) => JSON.parse(line) as { level: number; msg: string }) };
-}
+/** pino's numeric levels. */
+const warn = 40;
+const error = 50;
+
+/** The lines the SDK's diagnostic logger wrote at `level`. */
+const sdkLines = (lines: readonly Record<string, unknown>[], level: number) =>
+  lines.filter((line) => line["component"] === "opentelemetry" && line["level"] === level);
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -124,17 +123,15 @@ describe("span batches from OTEL_BSP_*, and the SDK's problems in the log", () =
   });
 
   it("logs an export the collector refused, as an error of the opentelemetry component", async () => {
-    const log = capturedLog();
+    const log = capturedLogger();
     otlp.refuse();
     const { tracer } = start({ OTEL_BSP_SCHEDULE_DELAY: "50" }, log.logger).forService("product");
     tracer.startSpan("refused").end();
-    const logged = () =>
-      log.lines().filter((line) => line.component === "opentelemetry" && line.level === 50);
-    expect(await until(() => logged().length > 0, 5_000)).to.equal(true);
+    expect(await until(() => sdkLines(log.lines, error).length > 0, 5_000)).to.equal(true);
   });
 
   it("logs the spans dropped from a full queue, as a warning with their number", async () => {
-    const log = capturedLog();
+    const log = capturedLogger();
     const { tracer } = start(
       { OTEL_BSP_SCHEDULE_DELAY: "60000", OTEL_BSP_MAX_QUEUE_SIZE: "1", OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "1" },
       log.logger,
@@ -146,10 +143,7 @@ describe("span batches from OTEL_BSP_*, and the SDK's problems in the log", () =
     otlp.release();
     expect(await until(() => otlp.exports() === 2, 5_000)).to.equal(true);
     tracer.startSpan("after").end(); // the processor reports what it dropped when room returns
-    const warnings = log
-      .lines()
-      .filter((line) => line.component === "opentelemetry" && line.level === 40)
-      .map((line) => line.msg);
+    const warnings = sdkLines(log.lines, warn).map((line) => line["msg"]);
     expect(warnings).to.deep.equal(["Dropped 1 spans because maxQueueSize reached"]);
   });
 });

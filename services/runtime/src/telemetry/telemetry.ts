@@ -5,8 +5,9 @@
  * one OTLP/HTTP exporter); each meter provider has its own periodic reader and exporter, as a
  * reader belongs to one provider. Nothing is registered globally, not even a context manager: a
  * call's span travels with its signal (trace-context.ts); only the SDK's own warnings go to the
- * process's log through the API's global diagnostic logger (sdk-problems.ts). Each signal is off — no SDK started, a no-op tracer or meter — unless the
- * settings configure it (telemetry-settings.ts).
+ * process's log through the API's global diagnostic logger (sdk-problems.ts). Each signal is
+ * off — no SDK started, a no-op tracer or meter — unless the settings configure it
+ * (telemetry-settings.ts).
  *
  * Services get their tracer and meter from their context (`ctx.telemetry`), never from the
  * global API, which knows one provider per process.
