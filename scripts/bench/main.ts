@@ -28,7 +28,8 @@
  *      and on chDB (analytics-bench.ts).
  *   9. what tracing costs: GET /api/products/{id} and orders placed per second with tracing
  *      off, sampled at 10 % and at 100 %, exporting to a real Jaeger, in embedded mode (with
- *      nothing sampled and 10 % with metrics beside) and behind Envoy (tracing-bench.ts).
+ *      nothing sampled and 10 % with metrics beside) and behind Envoy (with Envoy's tracer
+ *      alone beside; tracing-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
  * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,

@@ -5,7 +5,8 @@
  * process making every module's spans, where a request is cheapest and tracing weighs the
  * most), with beside those three tracing on with nothing sampled (the floor every request pays)
  * and 10 % with the metrics exported too; and behind Envoy, one process per service, the shape
- * a deployment runs. Figures only, never asserted.
+ * a deployment runs, with beside them Envoy tracing alone (its part of the 10 % row's cost).
+ * Figures only, never asserted.
  *
  * Every setting of a shape is deployed side by side, each fresh with the same seeded data and
  * warmed up, and they are measured in interleaved rounds (interleaved-load.ts): each round loads
@@ -59,6 +60,8 @@ interface Setting {
   readonly label: string;
   /** The `OTEL_*` variables, given the backend's OTLP endpoint. */
   readonly env: (endpoint: string) => NodeJS.ProcessEnv;
+  /** Envoy's, when they differ from the services' (`env`). */
+  readonly edgeEnv?: (endpoint: string) => NodeJS.ProcessEnv;
 }
 
 const sampled = (ratio: string, metrics: boolean) => (endpoint: string) => ({
@@ -80,6 +83,12 @@ const nothingSampled = (endpoint: string) => ({
 
 const tracingOff: Setting = { label: "tracing off", env: () => ({}) };
 const tenPercent: Setting = { label: "tracing at 10 %", env: sampled("0.1", false) };
+/**
+ * Envoy's tracer alone at 10 %, the services not tracing: what the edge's spans and the
+ * `traceparent` it sends on cost, which no setting of the services removes. The rest of the
+ * 10 % row's cost is the services' own.
+ */
+const envoyAlone: Setting = { label: "Envoy only, at 10 %", env: () => ({}), edgeEnv: tenPercent.env };
 const everything: Setting = { label: "tracing at 100 %", env: sampled("1", false) };
 const settings: readonly Setting[] = [
   tracingOff,
@@ -101,7 +110,12 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
-type Deploy = (telemetry: NodeJS.ProcessEnv, run: string) => Promise<Deployment>;
+/** Deploys with the services' `OTEL_*` variables, and Envoy's when they differ. */
+type Deploy = (
+  telemetry: NodeJS.ProcessEnv,
+  edge: NodeJS.ProcessEnv | undefined,
+  run: string,
+) => Promise<Deployment>;
 
 /** A shape the platform is measured in, and the settings measured in it. */
 interface Topology {
@@ -116,7 +130,7 @@ interface Topology {
 
 /** The embedded platform: one process, the local edge. */
 function embedded(options: TracingBenchOptions): Deploy {
-  return async (telemetry, run) => {
+  return async (telemetry, _edge, run) => {
     const platform = await startPlatformProcess({ ...options.platformEnv(run), ...telemetry });
     return {
       baseUrl: platform.baseUrl,
@@ -135,7 +149,7 @@ function embedded(options: TracingBenchOptions): Deploy {
  * four orders a second), which measured FerretDB rather than tracing.
  */
 function cluster(options: TracingBenchOptions): Deploy {
-  return async (telemetry, run) => {
+  return async (telemetry, edge, run) => {
     const kafka = await startKafka({ dataDir: join(options.scratch, `${run}-kafka`), log: () => undefined });
     const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
     const before = new Set(childProcesses());
@@ -148,9 +162,8 @@ function cluster(options: TracingBenchOptions): Deploy {
         peerSecret: secret(32),
         settings: { ADMIN_EMAIL: options.admin.email, ADMIN_PASSWORD: options.admin.password },
         services: ["auth", "user", "product", "order", "notification"],
-        telemetry: Object.fromEntries(
-          Object.entries(telemetry).filter((entry): entry is [string, string] => entry[1] !== undefined),
-        ),
+        telemetry: defined(telemetry),
+        edgeTelemetry: edge === undefined ? undefined : defined(edge),
         logLevel: "warn",
       });
       // The processes this deployment started: its services and Envoy.
@@ -170,6 +183,12 @@ function cluster(options: TracingBenchOptions): Deploy {
     }
   };
 }
+
+/** The variables of `env` that are set. */
+const defined = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 
 /** The clocks of `pids` by what they run (the replicas of a service on one clock). */
 function byProcessName(pids: readonly number[]): ReadonlyMap<string, CpuClock> {
@@ -210,7 +229,7 @@ async function prepare(
   endpoint: string,
   run: string,
 ): Promise<Prepared> {
-  const deployment = await deploy(setting.env(endpoint), run);
+  const deployment = await deploy(setting.env(endpoint), setting.edgeEnv?.(endpoint), run);
   try {
     const { token: adminToken } = (await jsonOk(
       deployment.baseUrl,
@@ -345,13 +364,14 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
         deploy: embedded(options),
         measured: settings,
       },
-      // The three settings the target names, through Envoy: the shape a deployment runs.
+      // The three settings the target names, through Envoy: the shape a deployment runs; and
+      // Envoy's tracer alone, to tell its part of the cost from the services'.
       {
         name: "envoy",
         title: "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
         cpuOf: "the services' processes and Envoy",
         deploy: cluster(options),
-        measured: [tracingOff, tenPercent, everything],
+        measured: [tracingOff, envoyAlone, tenPercent, everything],
       },
     ];
     const blocks: string[][] = [];

@@ -47,6 +47,11 @@ export interface ClusterOptions {
    * telemetry). With `OTEL_EXPORTER_OTLP_ENDPOINT` among them, Envoy traces into it as well.
    */
   readonly telemetry?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The `OTEL_*` variables Envoy's tracer follows when they differ from the services' (the
+   * tracing bench traces Envoy alone); `telemetry` by default.
+   */
+  readonly edgeTelemetry?: Readonly<Record<string, string>> | undefined;
   /** Envoy's worker threads (1 by default). */
   readonly envoyConcurrency?: number;
   readonly logLevel?: string;
@@ -77,10 +82,18 @@ export interface RunningCluster extends RunningServices {
   problems(): string[];
 }
 
-/** Where Envoy's tracer exports, from the services' own telemetry settings; none when they have none. */
+/**
+ * Where Envoy's tracer exports, from the services' own telemetry settings; none when they have
+ * none, or trace nothing (`OTEL_TRACES_EXPORTER=none`, `OTEL_SDK_DISABLED=true`).
+ */
 export function edgeOtlpExport(telemetry: Readonly<Record<string, string>>): OtlpExport | undefined {
   const endpoint = telemetry["OTEL_EXPORTER_OTLP_ENDPOINT"];
-  if (endpoint === undefined || endpoint === "" || telemetry["OTEL_SDK_DISABLED"] === "true")
+  if (
+    endpoint === undefined ||
+    endpoint === "" ||
+    telemetry["OTEL_SDK_DISABLED"] === "true" ||
+    telemetry["OTEL_TRACES_EXPORTER"] === "none"
+  )
     return undefined;
   return otlpExportOf(endpoint, edgeSamplePercent(telemetry));
 }
@@ -100,7 +113,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       port: options.ports?.edge ?? 0,
       concurrency: options.envoyConcurrency ?? 1,
       dir: join(options.stateDir, "envoy"),
-      otlp: edgeOtlpExport(options.telemetry ?? {}),
+      otlp: edgeOtlpExport(options.edgeTelemetry ?? options.telemetry ?? {}),
     });
   } catch (error) {
     await services.stop();

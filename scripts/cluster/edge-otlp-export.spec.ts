@@ -24,11 +24,14 @@ describe("the multi-process topology's Envoy tracer", () => {
     expect(percentOf({})).to.equal(100);
   });
 
-  it("does not trace without an endpoint, or when OTEL_SDK_DISABLED says so", () => {
+  it("does not trace without an endpoint, or when OTEL_SDK_DISABLED or OTEL_TRACES_EXPORTER says so", () => {
     expect(edgeOtlpExport({})).to.equal(undefined);
     expect(edgeOtlpExport({ OTEL_EXPORTER_OTLP_ENDPOINT: "" })).to.equal(undefined);
     expect(
       edgeOtlpExport({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_SDK_DISABLED: "true" }),
+    ).to.equal(undefined);
+    expect(
+      edgeOtlpExport({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_TRACES_EXPORTER: "none" }),
     ).to.equal(undefined);
   });
 });
