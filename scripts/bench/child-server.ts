@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { exitWithStarter } from "../infra/processes.js";
 
 export interface ChildServer {
   /** The URL the server printed, without a trailing path. */
@@ -13,8 +14,9 @@ export interface ChildServer {
 
 export function startChildServer(script: string, args: readonly string[] = []): Promise<ChildServer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, script), ...args], {
-      stdio: ["ignore", "pipe", "inherit"],
+    const entry = join(import.meta.dirname, script);
+    const child = spawn(process.execPath, [...exitWithStarter, "--import", "tsx", entry, ...args], {
+      stdio: ["pipe", "pipe", "inherit"],
     });
     child.stdout.once("data", (chunk: Buffer) => {
       const url = /(http:\/\/[\d.]+:\d+)/.exec(chunk.toString())?.[1];

@@ -200,10 +200,13 @@ function byProcessName(pids: readonly number[]): ReadonlyMap<string, CpuClock> {
   return new Map([...named].map(([name, group]) => [name, processesCpu(group)]));
 }
 
-/** A cluster's process by what it runs: `Envoy`, or the service whose entry it started from. */
+/**
+ * A cluster's process by what it runs: `Envoy` (under its launcher), or the service whose entry
+ * it started from.
+ */
 function processName(pid: number): string {
   const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-  if (basename(args[0] ?? "") === "envoy") return "Envoy";
+  if (args.some((arg) => basename(arg) === "envoy")) return "Envoy";
   for (const arg of args) {
     const service = /\/services\/(\w+)\//.exec(arg)?.[1];
     if (service !== undefined) return service;

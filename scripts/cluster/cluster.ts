@@ -17,6 +17,7 @@ import { build, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../envoy/envoy-process.js";
 import { edgeSamplePercent, otlpExportOf, type OtlpExport } from "../envoy/tracing.js";
+import { exitWithStarter } from "../infra/processes.js";
 import { freePorts } from "./free-ports.js";
 import { startRestartingProcess, type Incident, type RestartingProcess } from "./restarting-process.js";
 
@@ -214,7 +215,7 @@ export async function startServices(options: ClusterOptions): Promise<RunningSer
         {
           name: instance.name,
           command: process.execPath,
-          args: ["--enable-source-maps", join(distDir, service.entry)],
+          args: [...exitWithStarter, "--enable-source-maps", join(distDir, service.entry)],
           env,
           logFile: join(options.stateDir, "logs", `${instance.name}.log`),
         },

@@ -55,7 +55,9 @@ export function startRestartingProcess(
     while (!stopping()) {
       const started = Date.now();
       let tail = "";
-      const child = spawn(spec.command, spec.args, { env: spec.env, stdio: ["ignore", "pipe", "pipe"] });
+      // stdin held open while this process runs: a command started with `exitWithStarter`
+      // (processes.ts) stops when it is gone, even by a crash.
+      const child = spawn(spec.command, spec.args, { env: spec.env, stdio: ["pipe", "pipe", "pipe"] });
       pid = child.pid;
       current = superviseChild(child, stopGraceMs);
       for (const stream of [child.stdout, child.stderr]) {

@@ -17,11 +17,13 @@ import type { HostPort } from "./envoy-options.js";
 import { writeEnvoySecrets, type EnvoySecrets } from "./envoy-secrets.js";
 import type { OtlpExport } from "./tracing.js";
 import { ensureEnvoy } from "../infra/envoy.js";
-import { superviseChild, waitUntil } from "../infra/processes.js";
+import { runWhileStdinOpen, superviseChild, waitUntil } from "../infra/processes.js";
 
 const repoRoot = join(import.meta.dirname, "..", "..");
 const startTimeoutMs = 30_000;
 const stopGraceMs = 5_000;
+/** The launcher's own grace period, for when the starter is gone and cannot send SIGKILL. */
+const launcherGraceSeconds = 3;
 
 export interface EnvoyProcessOptions {
   /** Deployment name (`auth`, `user`, ...) → its replicas' gRPC addresses; only these are routed. */
@@ -94,9 +96,13 @@ export async function startEnvoyProcess(options: EnvoyProcessOptions): Promise<E
   // Envoy writes it once its admin listens; a file left by an earlier Envoy in a kept `dir`
   // would send the readiness checks to a port nobody listens on.
   await rm(adminAddressFile, { force: true });
+  // Under the launcher, whose stdin we hold: Envoy stops when this process is gone, even by a
+  // crash (processes.ts, runWhileStdinOpen).
   const child = spawn(
-    binary,
+    runWhileStdinOpen,
     [
+      `--kill-after=${launcherGraceSeconds}`,
+      binary,
       "-c",
       configPath,
       "--disable-hot-restart",
@@ -107,7 +113,7 @@ export async function startEnvoyProcess(options: EnvoyProcessOptions): Promise<E
       "--concurrency",
       String(options.concurrency ?? 1),
     ],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    { stdio: ["pipe", "ignore", "pipe"] },
   );
   let logTail = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {

@@ -23,14 +23,21 @@ import { ensureClickHouseRuntime, type ClickHouseRuntime } from "./clickhouse-ru
 import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
 import type { InfraComponent } from "./infra-component.js";
 import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
-import { freePort, startDetached, stopDetached, superviseChild, tailOf, waitUntil } from "./processes.js";
+import {
+  freePort,
+  runWhileStdinOpen,
+  startDetached,
+  stopDetached,
+  superviseChild,
+  tailOf,
+  waitUntil,
+} from "./processes.js";
 
 /** ClickHouse answers within a second; more on a busy box. */
 const startTimeoutMs = 30_000;
 /** It flushes and stops its merges on SIGTERM: well under a second when idle. */
 const stopGraceMs = 15_000;
 /** Ties the server to its starter's lifetime (see the script). */
-const launcher = join(import.meta.dirname, "run-while-stdin-open.sh");
 /** What identifies our server in a process listing (`readLivePid`). */
 const processSignature = "clickhouse-server";
 
@@ -169,7 +176,7 @@ async function launch(runtime: ClickHouseRuntime, dir: string, port: number): Pr
   const configFile = await prepareClickHouse({ dir, port });
   const logFile = clickHouseLogFile(dir);
   const url = clickHouseUrlAt(port);
-  const child = spawn(launcher, [runtime.binary, ...clickHouseServerArgs(configFile)], {
+  const child = spawn(runWhileStdinOpen, [runtime.binary, ...clickHouseServerArgs(configFile)], {
     stdio: ["pipe", "ignore", "pipe"],
     env: { ...process.env, ...runtime.env },
   });

@@ -20,14 +20,21 @@ import type { InfraComponent } from "./infra-component.js";
 import { InfraConfigError, readPort, type InfraConfig } from "./infra-config.js";
 import { ensureJaeger } from "./jaeger-build.js";
 import { jaegerConfig, type JaegerPorts } from "./jaeger-config.js";
-import { freePort, startDetached, stopDetached, superviseChild, tailOf, waitUntil } from "./processes.js";
+import {
+  freePort,
+  runWhileStdinOpen,
+  startDetached,
+  stopDetached,
+  superviseChild,
+  tailOf,
+  waitUntil,
+} from "./processes.js";
 
 /** It starts in about a second; more on a busy box. */
 const startTimeoutMs = 30_000;
 /** It drains its batch and closes its listeners on SIGTERM. */
 const stopGraceMs = 10_000;
 /** Ties the server to its starter's lifetime (see the script). */
-const launcher = join(import.meta.dirname, "run-while-stdin-open.sh");
 /** What identifies our server in a process listing (`readLivePid`): the cached binary's path. */
 const processSignature = "jaeger";
 
@@ -213,10 +220,14 @@ async function launch(binary: string, dir: string, ports: JaegerPorts): Promise<
   const logFile = join(dir, "jaeger.log");
   const endpoints = jaegerEndpoints(ports);
   // Its log goes to a file: the launcher's stdout and stderr are the only pipes we keep.
-  const child = spawn(launcher, ["sh", "-c", 'exec "$0" "$@" >>"$JAEGER_LOG" 2>&1', binary, ...args], {
-    stdio: ["pipe", "ignore", "pipe"],
-    env: { ...process.env, JAEGER_LOG: logFile },
-  });
+  const child = spawn(
+    runWhileStdinOpen,
+    ["sh", "-c", 'exec "$0" "$@" >>"$JAEGER_LOG" 2>&1', binary, ...args],
+    {
+      stdio: ["pipe", "ignore", "pipe"],
+      env: { ...process.env, JAEGER_LOG: logFile },
+    },
+  );
   let stderrTail = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-4_000);

@@ -1,6 +1,7 @@
 /**
  * Process plumbing shared by the infrastructure components: detached servers tracked by pid
- * files for `infra:up` / `infra:down`, and a graceful stop for every process we start.
+ * files for `infra:up` / `infra:down`, a graceful stop for every process we start, and the two
+ * ways a process started for a run ends with its starter.
  *
  * Why pid files and not a supervisor: the servers must outlive the `npm run infra:up` that
  * started them (the tests run afterwards, in another process), and nothing here may depend on
@@ -10,7 +11,25 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { Socket, connect, createServer } from "node:net";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
+
+/**
+ * The `node` arguments that end a process with its starter (exit-with-starter.mjs): it gets
+ * SIGTERM once the starter is gone, even by a crash. Spawn it with stdin `"pipe"`, which the
+ * starter holds open for its lifetime.
+ */
+export const exitWithStarter: readonly string[] = [
+  "--import",
+  pathToFileURL(join(import.meta.dirname, "exit-with-starter.mjs")).href,
+];
+
+/**
+ * The launcher that does the same for a program that cannot preload it (Envoy, ClickHouse,
+ * Jaeger, the control plane): run-while-stdin-open.sh, stdin `"pipe"` too.
+ */
+export const runWhileStdinOpen = join(import.meta.dirname, "run-while-stdin-open.sh");
 
 /**
  * True when a process with this pid exists and has not exited (even if owned by another user).

@@ -11,7 +11,14 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { freePort, superviseChild, tailOf, waitUntil, type SupervisedChild } from "../infra/processes.js";
+import {
+  freePort,
+  runWhileStdinOpen,
+  superviseChild,
+  tailOf,
+  waitUntil,
+  type SupervisedChild,
+} from "../infra/processes.js";
 import {
   apiServerArgs,
   controllerManagerArgs,
@@ -24,7 +31,6 @@ import { createControlPlanePki } from "./control-plane-pki.js";
 import { kubeconfigFor, kubeRequest, type KubeAccess } from "./kube-api.js";
 import { ensureControlPlaneTools } from "./kube-tools.js";
 
-const launcher = join(import.meta.dirname, "..", "infra", "run-while-stdin-open.sh");
 const startTimeoutMs = 60_000;
 const stopGraceMs = 10_000;
 /** The launcher's own grace period, for when this process is gone and cannot send SIGKILL. */
@@ -61,7 +67,7 @@ function startComponent(name: string, binary: string, args: readonly string[], l
   const logFile = join(logDir, `${name}.log`);
   const log = openSync(logFile, "w");
   try {
-    const child = spawn(launcher, [`--kill-after=${launcherGraceSeconds}`, binary, ...args], {
+    const child = spawn(runWhileStdinOpen, [`--kill-after=${launcherGraceSeconds}`, binary, ...args], {
       stdio: ["pipe", log, log],
     });
     const process = superviseChild(child, stopGraceMs);

@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { exitWithStarter } from "../infra/processes.js";
 
 export interface PlatformProcess {
   /** The REST edge. */
@@ -20,11 +21,15 @@ export interface PlatformProcess {
 const root = join(import.meta.dirname, "..", "..");
 
 export function startPlatformProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<PlatformProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "embedded/src/main.ts")], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: "0", GRPC_PORT: "0" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...exitWithStarter, "--import", "tsx", join(root, "embedded/src/main.ts")],
+    {
+      cwd: root,
+      env: { ...process.env, ...env, PORT: "0", GRPC_PORT: "0" },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {

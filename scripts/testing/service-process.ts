@@ -6,6 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { exitWithStarter } from "../infra/processes.js";
 
 /** How a process ended: its exit code, or the signal that ended it. */
 export interface ProcessExit {
@@ -43,10 +44,10 @@ const outputLimit = 64 * 1024;
 
 export function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, options.entry)], {
+  const child = spawn(process.execPath, [...exitWithStarter, "--import", "tsx", join(root, options.entry)], {
     cwd: root,
     env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let output = "";
   const collect = (chunk: Buffer): void => {
