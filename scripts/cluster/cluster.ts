@@ -45,7 +45,8 @@ export interface ClusterOptions {
   readonly ports?: { readonly edge: number; readonly servicesFrom: number } | undefined;
   /**
    * The `OTEL_*` variables every service gets (the runtime's telemetry reads them; none: no
-   * telemetry). With `OTEL_EXPORTER_OTLP_ENDPOINT` among them, Envoy traces into it as well.
+   * telemetry). With `OTEL_EXPORTER_OTLP_ENDPOINT` among them, Envoy traces into it as well,
+   * unless they trace nothing (`edgeOtlpExport`).
    */
   readonly telemetry?: Readonly<Record<string, string>> | undefined;
   /**

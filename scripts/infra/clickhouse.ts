@@ -37,7 +37,6 @@ import {
 const startTimeoutMs = 30_000;
 /** It flushes and stops its merges on SIGTERM: well under a second when idle. */
 const stopGraceMs = 15_000;
-/** Ties the server to its starter's lifetime (see the script). */
 /** What identifies our server in a process listing (`readLivePid`). */
 const processSignature = "clickhouse-server";
 

@@ -34,7 +34,6 @@ import {
 const startTimeoutMs = 30_000;
 /** It drains its batch and closes its listeners on SIGTERM. */
 const stopGraceMs = 10_000;
-/** Ties the server to its starter's lifetime (see the script). */
 /** What identifies our server in a process listing (`readLivePid`): the cached binary's path. */
 const processSignature = "jaeger";
 
