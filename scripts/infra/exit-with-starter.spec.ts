@@ -1,17 +1,30 @@
 import { expect } from "chai";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exitWithStarter, isAlive, waitUntil } from "./processes.js";
 
-/** What a child printed until it exited, and how it exited. */
-function finished(
-  child: ChildProcess,
+/**
+ * Runs `program` (a `node -e` script) with the preload and the given stdin; what it printed and
+ * how it exited. A piped stdin stays open, held by this process, until the program has exited.
+ */
+async function runPreloaded(
+  program: string,
+  stdin: "ignore" | "pipe",
 ): Promise<{ output: string; code: number | null; signal: string | null }> {
+  const child = spawn(process.execPath, [...exitWithStarter, "-e", program], {
+    stdio: [stdin, "pipe", "inherit"],
+  });
+  const exited = once(child, "exit");
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-  return new Promise((resolve) => child.once("exit", (code, signal) => resolve({ output, code, signal })));
+  // All it printed: its stdout ends only when it has exited.
+  if (child.stdout !== null) await once(child.stdout, "end");
+  const [code, signal] = (await exited) as [number | null, string | null];
+  child.stdin?.end();
+  return { output, code, signal };
 }
 
 describe("exitWithStarter: a process the scripts start ends with its starter", function () {
@@ -61,25 +74,18 @@ describe("exitWithStarter: a process the scripts start ends with its starter", f
   });
 
   it("changes nothing for a process whose stdin is closed from the start (a container, npm start)", async () => {
-    const child = spawn(
-      process.execPath,
-      [...exitWithStarter, "-e", 'setTimeout(() => console.log("still here"), 200)'],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    expect(await finished(child)).to.deep.equal({ output: "still here\n", code: 0, signal: null });
+    expect(await runPreloaded('setTimeout(() => console.log("still here"), 200)', "ignore")).to.deep.equal({
+      output: "still here\n",
+      code: 0,
+      signal: null,
+    });
   });
 
   it("keeps nothing alive: a process that is done exits while its starter still holds stdin", async () => {
-    const child = spawn(
-      process.execPath,
-      [...exitWithStarter, "-e", 'setTimeout(() => console.log("done"), 50)'],
-      {
-        stdio: ["pipe", "pipe", "inherit"],
-      },
-    );
-    expect(await finished(child)).to.deep.equal({ output: "done\n", code: 0, signal: null });
-    child.stdin.end();
+    expect(await runPreloaded('setTimeout(() => console.log("done"), 50)', "pipe")).to.deep.equal({
+      output: "done\n",
+      code: 0,
+      signal: null,
+    });
   });
 });
