@@ -110,12 +110,8 @@ interface Deployment {
   stop(): Promise<void>;
 }
 
-/** Deploys with the services' `OTEL_*` variables, and Envoy's when they differ. */
-type Deploy = (
-  telemetry: NodeJS.ProcessEnv,
-  edge: NodeJS.ProcessEnv | undefined,
-  run: string,
-) => Promise<Deployment>;
+/** Deploys run `run` with the services' `OTEL_*` variables, and Envoy's when they differ. */
+type Deploy = (run: string, telemetry: NodeJS.ProcessEnv, edge?: NodeJS.ProcessEnv) => Promise<Deployment>;
 
 /** A shape the platform is measured in, and the settings measured in it. */
 interface Topology {
@@ -130,7 +126,7 @@ interface Topology {
 
 /** The embedded platform: one process, the local edge. */
 function embedded(options: TracingBenchOptions): Deploy {
-  return async (telemetry, _edge, run) => {
+  return async (run, telemetry) => {
     const platform = await startPlatformProcess({ ...options.platformEnv(run), ...telemetry });
     return {
       baseUrl: platform.baseUrl,
@@ -149,7 +145,7 @@ function embedded(options: TracingBenchOptions): Deploy {
  * four orders a second), which measured FerretDB rather than tracing.
  */
 function cluster(options: TracingBenchOptions): Deploy {
-  return async (telemetry, edge, run) => {
+  return async (run, telemetry, edge) => {
     const kafka = await startKafka({ dataDir: join(options.scratch, `${run}-kafka`), log: () => undefined });
     const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
     const before = new Set(childProcesses());
@@ -232,7 +228,7 @@ async function prepare(
   endpoint: string,
   run: string,
 ): Promise<Prepared> {
-  const deployment = await deploy(setting.env(endpoint), setting.edgeEnv?.(endpoint), run);
+  const deployment = await deploy(run, setting.env(endpoint), setting.edgeEnv?.(endpoint));
   try {
     const { token: adminToken } = (await jsonOk(
       deployment.baseUrl,

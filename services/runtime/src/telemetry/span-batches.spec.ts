@@ -1,9 +1,11 @@
 import { expect } from "chai";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import { EnvReader } from "../config/env-reader.js";
 import type { Logger } from "../logging/logger.js";
 import { capturedLogger } from "../testing/captured-logger.js";
+import { eventually } from "../testing/eventually.js";
 import { startTelemetry, type Telemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
 
@@ -65,17 +67,6 @@ const error = 50;
 const sdkLines = (lines: readonly Record<string, unknown>[], level: number) =>
   lines.filter((line) => line["component"] === "opentelemetry" && line["level"] === level);
 
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await settle(20);
-  }
-  return true;
-}
-
 describe("span batches from OTEL_BSP_*, and the SDK's problems in the log", () => {
   let otlp: Receiver;
   let telemetry: Telemetry | undefined;
@@ -107,7 +98,7 @@ describe("span batches from OTEL_BSP_*, and the SDK's problems in the log", () =
   it("exports a lone span after OTEL_BSP_SCHEDULE_DELAY, not the default 5 s", async () => {
     const { tracer } = start({ OTEL_BSP_SCHEDULE_DELAY: "100" }).forService("product");
     tracer.startSpan("lone").end();
-    expect(await until(() => otlp.exports() === 1, 2_000)).to.equal(true);
+    await eventually(() => otlp.exports() === 1 || undefined, 2_000, "one export");
   });
 
   it("exports as soon as OTEL_BSP_MAX_EXPORT_BATCH_SIZE spans have ended, and holds fewer", async () => {
@@ -116,10 +107,10 @@ describe("span batches from OTEL_BSP_*, and the SDK's problems in the log", () =
       OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "2",
     }).forService("product");
     tracer.startSpan("first").end();
-    await settle(300);
+    await delay(300);
     expect(otlp.exports()).to.equal(0);
     tracer.startSpan("second").end();
-    expect(await until(() => otlp.exports() === 1, 2_000)).to.equal(true);
+    await eventually(() => otlp.exports() === 1 || undefined, 2_000, "one export");
   });
 
   it("logs an export the collector refused, as an error of the opentelemetry component", async () => {
@@ -127,7 +118,7 @@ describe("span batches from OTEL_BSP_*, and the SDK's problems in the log", () =
     otlp.refuse();
     const { tracer } = start({ OTEL_BSP_SCHEDULE_DELAY: "50" }, log.logger).forService("product");
     tracer.startSpan("refused").end();
-    expect(await until(() => sdkLines(log.lines, error).length > 0, 5_000)).to.equal(true);
+    await eventually(() => sdkLines(log.lines, error).length > 0 || undefined, 5_000, "an error line");
   });
 
   it("logs the spans dropped from a full queue, as a warning with their number", async () => {
@@ -141,7 +132,7 @@ describe("span batches from OTEL_BSP_*, and the SDK's problems in the log", () =
     tracer.startSpan("queued").end(); // the one place in the queue
     tracer.startSpan("dropped").end(); // no room
     otlp.release();
-    expect(await until(() => otlp.exports() === 2, 5_000)).to.equal(true);
+    await eventually(() => otlp.exports() === 2 || undefined, 5_000, "two exports");
     tracer.startSpan("after").end(); // the processor reports what it dropped when room returns
     const warnings = sdkLines(log.lines, warn).map((line) => line["msg"]);
     expect(warnings).to.deep.equal(["Dropped 1 spans because maxQueueSize reached"]);
