@@ -16,8 +16,8 @@ export interface Contender {
   readonly cpuTime: CpuClock;
   /** Until the work a slice left behind (events relayed and consumed) is done. */
   readonly settle: () => Promise<void>;
-  /** The parts of what serves it, each with its own clock (a deployment's processes), if told. */
-  readonly parts?: ReadonlyMap<string, CpuClock>;
+  /** The parts of what serves it, each with its own clock (a deployment's processes); may be none. */
+  readonly parts: ReadonlyMap<string, CpuClock>;
 }
 
 /** A contender's figures over every slice. */
@@ -50,7 +50,7 @@ export async function interleaved(
       const index = (round + turn) % contenders.length;
       const contender = contenders[index] as Contender;
       const partSpent = partsSpent[index] as Map<string, number>;
-      const parts = [...(contender.parts ?? [])];
+      const parts = [...contender.parts];
       const before = contender.cpuTime();
       const partsBefore = parts.map(([, clock]) => clock());
       const run = await contender.slice();
