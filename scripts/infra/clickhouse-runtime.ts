@@ -15,17 +15,14 @@
  *      directories to create the shared-library links a package's postinst would have made;
  *   4. a check that the server binary finds every library with `LD_LIBRARY_PATH` on `root/`.
  *
- * Layout under `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`:
- *   clickhouse-18.16/root/        the unpacked packages (about 100 MB)
- *   clickhouse-18.16/MANIFEST     the package versions; written last, so its presence means done
- *
- * The directory is filled under a temporary name and renamed into place, so an interrupted or
- * concurrent install never leaves a half-filled directory under the final name. A second run
- * only checks that the manifest and the binary are there.
+ * The result is an artifact of the project's cache (scripts/cache/cached-artifact.ts):
+ *   clickhouse-18.16-<hash>/root/      the unpacked packages (about 100 MB)
+ *   clickhouse-18.16-<hash>/MANIFEST   the package versions
  */
-import { spawn } from "node:child_process";
-import { access, mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ensureArtifact, type ArtifactOptions } from "../cache/cached-artifact.js";
+import { runInstallCommand } from "../cache/install-command.js";
 
 /** The release line we run: Debian 12's package. Its quirks are in docs/decisions.md. */
 export const clickHouseSeries = "18.16";
@@ -34,13 +31,6 @@ const manifestName = "MANIFEST";
 /** Where the packages put their shared libraries (Debian's multiarch directories). */
 const libraryDirs = ["lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu"] as const;
 const serverBinary = "usr/sbin/clickhouse-server";
-
-export interface ClickHouseRuntimeOptions {
-  /** `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`. */
-  readonly cacheRoot: string;
-  /** Progress messages (the first install fetches about 30 MB). */
-  readonly log: (message: string) => void;
-}
 
 /** Everything needed to start the server. */
 export interface ClickHouseRuntime {
@@ -61,50 +51,25 @@ function runtimeOf(dir: string, version: string): ClickHouseRuntime {
   };
 }
 
-/** The package version a complete directory was made from, or undefined if it is not complete. */
-async function installedVersion(dir: string): Promise<string | undefined> {
-  try {
-    const manifest = await readFile(join(dir, manifestName), "utf8");
-    const version = new RegExp(`^${packageName} (\\S+)$`, "m").exec(manifest)?.[1];
-    if (version === undefined) return undefined;
-    await access(join(dir, "root", serverBinary));
-    return version;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Returns the runtime, installing it into the cache first if it is not there yet. */
-export async function ensureClickHouseRuntime(options: ClickHouseRuntimeOptions): Promise<ClickHouseRuntime> {
-  const dir = join(options.cacheRoot, `clickhouse-${clickHouseSeries}`);
-  const cached = await installedVersion(dir);
-  if (cached !== undefined) return runtimeOf(dir, cached);
-
-  await mkdir(options.cacheRoot, { recursive: true });
-  const partial = `${dir}.partial-${process.pid}`;
-  const stale = `${dir}.stale-${process.pid}`;
-  options.log(`installing Debian's ${packageName} ${clickHouseSeries} into ${dir}`);
-  const started = performance.now();
-  try {
-    await rm(partial, { recursive: true, force: true });
-    const version = await unpackPackages(partial);
-    // A concurrent install may have finished first; its result is as good as ours.
-    const theirs = await installedVersion(dir);
-    if (theirs !== undefined) return runtimeOf(dir, theirs);
-    // A broken directory moves aside first: rename cannot replace a non-empty one.
-    await rename(dir, stale).catch(() => undefined);
-    await rename(partial, dir);
-    options.log(
-      `installed ${packageName} ${version} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-    );
-    return runtimeOf(dir, version);
-  } finally {
-    await Promise.all([partial, stale].map((path) => rm(path, { recursive: true, force: true })));
-  }
+export async function ensureClickHouseRuntime(options: ArtifactOptions = {}): Promise<ClickHouseRuntime> {
+  const { dir } = await ensureArtifact(
+    {
+      name: `clickhouse-${clickHouseSeries}`,
+      build: async (scratch) => {
+        await unpackPackages(scratch);
+      },
+    },
+    options,
+  );
+  const manifest = await readFile(join(dir, manifestName), "utf8");
+  const version = new RegExp(`^${packageName} (\\S+)$`, "m").exec(manifest)?.[1];
+  if (version === undefined) throw new Error(`${join(dir, manifestName)} names no ${packageName}`);
+  return runtimeOf(dir, version);
 }
 
-/** Fetches and unpacks the packages into `dir`; returns the server package's version. */
-async function unpackPackages(dir: string): Promise<string> {
+/** Fetches and unpacks the packages into `dir`, and lists their versions in its MANIFEST. */
+async function unpackPackages(dir: string): Promise<void> {
   const lists = join(dir, "apt", "lists");
   const archives = join(dir, "apt", "archives");
   await mkdir(join(lists, "partial"), { recursive: true });
@@ -137,11 +102,11 @@ async function unpackPackages(dir: string): Promise<string> {
     "APT::Sandbox::User=root",
   ];
   const needsApt = "Debian's apt-get is needed to fetch ClickHouse (a Debian 12 machine, or one like it)";
-  await run("apt-get", [...apt, "update"], needsApt);
-  await run(
+  await runInstallCommand("apt-get", [...apt, "update"], { missing: needsApt });
+  await runInstallCommand(
     "apt-get",
     [...apt, "install", "--download-only", "--no-install-recommends", "--yes", packageName],
-    needsApt,
+    { missing: needsApt },
   );
 
   const debs = (await readdir(archives)).filter((name) => name.endsWith(".deb")).sort();
@@ -155,14 +120,20 @@ async function unpackPackages(dir: string): Promise<string> {
     );
   }
   const root = join(dir, "root");
-  for (const deb of debs) await run("dpkg", ["-x", join(archives, deb), root], needsApt);
+  for (const deb of debs)
+    await runInstallCommand("dpkg", ["-x", join(archives, deb), root], { missing: needsApt });
   const libraries = libraryDirs.map((lib) => join(root, lib));
   await Promise.all(libraries.map((lib) => mkdir(lib, { recursive: true })));
   // `-n`: only the directories named, no system cache written.
-  await run(ldconfig(), ["-n", ...libraries], "ldconfig is needed to link the unpacked libraries");
+  await runInstallCommand(ldconfig(), ["-n", ...libraries], {
+    missing: "ldconfig is needed to link the unpacked libraries",
+  });
 
   const runtime = runtimeOf(dir, version);
-  const linkage = await output("ldd", [runtime.binary], runtime.env);
+  const linkage = await runInstallCommand("ldd", [runtime.binary], {
+    missing: "ldd is needed to check the unpacked server",
+    env: { ...process.env, ...runtime.env },
+  });
   const missing = linkage.split("\n").filter((line) => line.includes("not found"));
   if (missing.length > 0) {
     throw new Error(`${packageName} still misses libraries after unpacking:\n${missing.join("\n")}`);
@@ -176,45 +147,9 @@ async function unpackPackages(dir: string): Promise<string> {
       .join(" "),
   );
   await writeFile(join(dir, manifestName), `${manifest.join("\n").replaceAll("%3a", ":")}\n`);
-  return version;
 }
 
 /** `ldconfig` lives in /sbin, which a non-root PATH may not include. */
 function ldconfig(): string {
   return "/sbin/ldconfig";
-}
-
-/** Runs a tool with its output on our stderr (stdout is reserved for `infra:up`'s lines). */
-function run(command: string, args: readonly string[], missing: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", 2, 2] });
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      reject(error.code === "ENOENT" ? new Error(`${command} not found: ${missing}`) : error);
-    });
-    child.once("exit", (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Error(`${command} ${args.join(" ")} failed (${code ?? signal ?? "unknown"})`));
-    });
-  });
-}
-
-/** Runs a command and returns its standard output. */
-function output(
-  command: string,
-  args: readonly string[],
-  env: Readonly<Record<string, string>>,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, ...env },
-    });
-    let text = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-    child.once("error", reject);
-    child.once("close", (code, signal) => {
-      if (code === 0) resolve(text);
-      else reject(new Error(`${command} ${args.join(" ")} failed (${code ?? signal ?? "unknown"})`));
-    });
-  });
 }

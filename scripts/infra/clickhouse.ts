@@ -11,7 +11,7 @@
  *     caller's lifetime (its launcher stops it when the caller's end of its stdin closes).
  */
 import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import {
   clickHouseAnswers,
   clickHouseLogFile,
@@ -22,7 +22,7 @@ import {
 import { ensureClickHouseRuntime, type ClickHouseRuntime } from "./clickhouse-runtime.js";
 import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
 import type { InfraComponent } from "./infra-component.js";
-import { InfraConfigError, defaultBinDir, type InfraConfig } from "./infra-config.js";
+import { InfraConfigError, type InfraConfig } from "./infra-config.js";
 import {
   freePort,
   runWhileStdinOpen,
@@ -42,15 +42,8 @@ const processSignature = "clickhouse-server";
 
 /** The ClickHouse part of the infrastructure configuration, read once from the environment. */
 export interface ClickHouseInfraConfig {
-  /** `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`: the unpacked packages. */
-  readonly cacheRoot: string;
   /** HTTP port of the shared server (`CLICKHOUSE_PORT`, default 18123). */
   readonly port: number;
-}
-
-/** Beside the FerretDB binaries and the Kafka jars. */
-function defaultCacheRoot(env: NodeJS.ProcessEnv): string {
-  return dirname(defaultBinDir(env));
 }
 
 /** Reads and checks the ClickHouse settings of `infra:up` once, at start. */
@@ -60,7 +53,7 @@ export function readClickHouseInfraConfig(env: NodeJS.ProcessEnv): ClickHouseInf
   if (raw !== undefined && raw !== "" && (!/^\d+$/.test(raw) || port < 1 || port > 65535)) {
     throw new InfraConfigError(`CLICKHOUSE_PORT must be a TCP port between 1 and 65535, got "${raw}"`);
   }
-  return { cacheRoot: defaultCacheRoot(env), port };
+  return { port };
 }
 
 /** The shared instance behind `npm run infra:up` / `infra:down`. */
@@ -90,7 +83,7 @@ export function createClickHouseComponent(
     async up() {
       const env = { CLICKHOUSE_URL: url };
       if (await adoptRunning(server, log)) return env;
-      const runtime = await ensureClickHouseRuntime({ cacheRoot: clickHouse.cacheRoot, log });
+      const runtime = await ensureClickHouseRuntime({ log });
       await launchDetached(
         server,
         {
@@ -127,8 +120,6 @@ export interface ClickHouseOptions {
   readonly dataDir: string;
   /** HTTP port on 127.0.0.1; a free one by default. */
   readonly port?: number;
-  /** Defaults to the per-user cache of this process's environment. */
-  readonly cacheRoot?: string;
   /** Install progress; defaults to stderr. */
   readonly log?: (message: string) => void;
 }
@@ -154,10 +145,7 @@ export interface ClickHouseInstance {
  */
 export async function startClickHouse(options: ClickHouseOptions): Promise<ClickHouseInstance> {
   const log = options.log ?? ((message: string) => process.stderr.write(`clickhouse: ${message}\n`));
-  const runtime = await ensureClickHouseRuntime({
-    cacheRoot: options.cacheRoot ?? defaultCacheRoot(process.env),
-    log,
-  });
+  const runtime = await ensureClickHouseRuntime({ log });
   const attempts = options.port === undefined ? 3 : 1;
   for (let attempt = 1; ; attempt += 1) {
     const port = options.port ?? (await freePort());

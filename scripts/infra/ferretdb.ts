@@ -15,10 +15,11 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { MongoClient } from "mongodb";
-import { ensureGoBinary } from "./ensure-go-binary.js";
+import { ensureArtifact, filesOf, type ArtifactOptions } from "../cache/cached-artifact.js";
+import { runGo } from "../cache/go-command.js";
 import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
 import type { InfraComponent } from "./infra-component.js";
-import { defaultBinDir, type InfraConfig } from "./infra-config.js";
+import type { InfraConfig } from "./infra-config.js";
 import { acceptsConnections, startDetached, stopDetached, superviseChild, waitUntil } from "./processes.js";
 
 const launcherName = "ferretdb-launcher";
@@ -26,8 +27,19 @@ const launcherSource = join(import.meta.dirname, "ferretdb");
 const startTimeoutMs = 30_000;
 const stopGraceMs = 10_000;
 
-function buildLauncher(binDir: string, log: (message: string) => void): Promise<string> {
-  return ensureGoBinary({ sourceDir: launcherSource, name: launcherName, binDir, log });
+/** The launcher's binary, built from ./ferretdb into the project's cache on first use. */
+export async function ensureFerretDbLauncher(options: ArtifactOptions = {}): Promise<string> {
+  const launcher = await ensureArtifact(
+    {
+      name: launcherName,
+      inputs: await filesOf(launcherSource, ["main.go", "go.mod", "go.sum"]),
+      build: async (dir) => {
+        await runGo(["build", "-o", join(dir, launcherName), "."], { cwd: launcherSource });
+      },
+    },
+    options,
+  );
+  return join(launcher.dir, launcherName);
 }
 
 /**
@@ -74,7 +86,7 @@ export function createFerretDbComponent(config: InfraConfig, log: (message: stri
       const env = { MONGODB_URL: url };
       if (await adoptRunning(server, log)) return env;
       await mkdir(dataDir, { recursive: true });
-      const binary = await buildLauncher(config.binDir, log);
+      const binary = await ensureFerretDbLauncher({ log });
       await launchDetached(
         server,
         {
@@ -101,8 +113,6 @@ export interface FerretDbOptions {
   readonly dataDir: string;
   /** Loopback port; 0 (the default) lets FerretDB take a free one and report it. */
   readonly port?: number;
-  /** Where the launcher binary is cached; defaults to the per-user cache. */
-  readonly binDir?: string;
   /** Build progress; defaults to stderr. */
   readonly log?: (message: string) => void;
 }
@@ -128,7 +138,7 @@ export interface FerretDbInstance {
  */
 export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbInstance> {
   const log = options.log ?? ((message: string) => process.stderr.write(`ferretdb: ${message}\n`));
-  const binary = await buildLauncher(options.binDir ?? defaultBinDir(process.env), log);
+  const binary = await ensureFerretDbLauncher({ log });
   await mkdir(options.dataDir, { recursive: true });
 
   const child = spawn(

@@ -161,8 +161,6 @@ export function createJaegerComponent(
 export interface JaegerOptions {
   /** Its configuration and log go here; created if missing. */
   readonly dataDir: string;
-  /** Defaults to the per-user cache (jaeger-build.ts). */
-  readonly cacheRoot?: string;
   /** Build progress; defaults to stderr. */
   readonly log?: (message: string) => void;
 }
@@ -199,10 +197,7 @@ async function freePorts(): Promise<JaegerPorts> {
  */
 export async function startJaeger(options: JaegerOptions): Promise<JaegerInstance> {
   const log = options.log ?? ((message: string) => process.stderr.write(`jaeger: ${message}\n`));
-  const binary = await ensureJaeger({
-    log,
-    ...(options.cacheRoot === undefined ? {} : { cacheRoot: options.cacheRoot }),
-  });
+  const binary = await ensureJaeger({ log });
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await launch(binary, options.dataDir, await freePorts());

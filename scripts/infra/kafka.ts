@@ -12,10 +12,10 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { dirname, isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
 import type { InfraComponent } from "./infra-component.js";
-import { InfraConfigError, defaultBinDir, readPort, type InfraConfig } from "./infra-config.js";
+import { InfraConfigError, readPort, type InfraConfig } from "./infra-config.js";
 import {
   brokersAt,
   kafkaAnswers,
@@ -35,8 +35,6 @@ const processSignature = `${kafkaLauncherClass} ${kafkaMainClass}`;
 
 /** The Kafka part of the infrastructure configuration, read once from the environment. */
 export interface KafkaInfraConfig {
-  /** `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`: jars and launcher. */
-  readonly cacheRoot: string;
   /** `$JAVA_HOME/bin`, or undefined to take `java` and `javac` from PATH. */
   readonly javaBin: string | undefined;
   /** Client port of the shared broker (`KAFKA_PORT`, default 19092). */
@@ -45,14 +43,10 @@ export interface KafkaInfraConfig {
   readonly controllerPort: number;
 }
 
-/** Where the jars are cached and which JDK runs them; all `startKafka` needs from the environment. */
-function kafkaToolchain(env: NodeJS.ProcessEnv): Pick<KafkaInfraConfig, "cacheRoot" | "javaBin"> {
+/** Which JDK runs the broker: all `startKafka` needs from the environment. */
+function javaBinOf(env: NodeJS.ProcessEnv): string | undefined {
   const javaHome = env["JAVA_HOME"];
-  return {
-    // Beside the FerretDB binaries: `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`.
-    cacheRoot: dirname(defaultBinDir(env)),
-    javaBin: javaHome !== undefined && isAbsolute(javaHome) ? join(javaHome, "bin") : undefined,
-  };
+  return javaHome !== undefined && isAbsolute(javaHome) ? join(javaHome, "bin") : undefined;
 }
 
 /** Reads and checks the Kafka settings of `infra:up` (ports, cache, JDK) once, at start. */
@@ -62,7 +56,7 @@ export function readKafkaInfraConfig(env: NodeJS.ProcessEnv): KafkaInfraConfig {
   if (port === controllerPort) {
     throw new InfraConfigError(`KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ, both are ${port}`);
   }
-  return { ...kafkaToolchain(env), port, controllerPort };
+  return { javaBin: javaBinOf(env), port, controllerPort };
 }
 
 /** The shared instance behind `npm run infra:up` / `infra:down`. */
@@ -93,7 +87,7 @@ export function createKafkaComponent(
     async up() {
       const env = { KAFKA_BROKERS: brokers };
       if (await adoptRunning(server, log)) return env;
-      const runtime = await ensureKafkaRuntime({ cacheRoot: kafka.cacheRoot, javaBin: kafka.javaBin, log });
+      const runtime = await ensureKafkaRuntime({ javaBin: kafka.javaBin, log });
       await launchDetached(
         server,
         {
@@ -133,8 +127,7 @@ export interface KafkaOptions {
   readonly dataDir: string;
   /** Client port on 127.0.0.1; a free one by default. */
   readonly port?: number;
-  /** Defaults to the per-user cache and `$JAVA_HOME` of this process's environment. */
-  readonly cacheRoot?: string;
+  /** The JDK's `bin` directory; defaults to `$JAVA_HOME/bin` of this process's environment. */
   readonly javaBin?: string;
   /** Fetch progress; defaults to stderr. */
   readonly log?: (message: string) => void;
@@ -167,12 +160,7 @@ export interface KafkaInstance {
  */
 export async function startKafka(options: KafkaOptions): Promise<KafkaInstance> {
   const log = options.log ?? ((message: string) => process.stderr.write(`kafka: ${message}\n`));
-  const defaults = kafkaToolchain(process.env);
-  const runtime = await ensureKafkaRuntime({
-    cacheRoot: options.cacheRoot ?? defaults.cacheRoot,
-    javaBin: options.javaBin ?? defaults.javaBin,
-    log,
-  });
+  const runtime = await ensureKafkaRuntime({ javaBin: options.javaBin ?? javaBinOf(process.env), log });
   await mkdir(options.dataDir, { recursive: true });
   const attempts = options.port === undefined ? 3 : 1;
   for (let attempt = 1; ; attempt += 1) {

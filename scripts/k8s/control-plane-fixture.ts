@@ -7,7 +7,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startControlPlane, type ControlPlane } from "./control-plane.js";
 import { ensureHelm } from "./helm.js";
-import { kubeToolContext } from "./kube-tools.js";
 
 export interface ControlPlaneFixture {
   /** The running control plane; throws when it did not start. */
@@ -29,7 +28,7 @@ export function usePrivateControlPlane(options: {
 
   before(async () => {
     scratch = await mkdtemp(join(tmpdir(), options.prefix));
-    helm = await ensureHelm(kubeToolContext());
+    helm = await ensureHelm();
     started = await startControlPlane({ dataDir: join(scratch, "control-plane"), nodes: options.nodes });
   });
 

@@ -41,8 +41,6 @@ export interface ControlPlaneOptions {
   readonly dataDir: string;
   /** How many fake nodes (default 1); they are named `kwok-node-<n>`, zones `zone-<n>`. */
   readonly nodes?: number;
-  /** Where the tools are cached; defaults to the per-user cache. */
-  readonly cacheRoot?: string;
   /** Progress (tool builds, start-up time); defaults to stderr. */
   readonly log?: (message: string) => void;
 }
@@ -128,7 +126,7 @@ async function nodesReady(access: KubeAccess, count: number): Promise<boolean> {
 /** Starts a control plane and resolves once its nodes are Ready and `default` can take pods. */
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const log = options.log ?? ((message: string) => process.stderr.write(`control plane: ${message}\n`));
-  const tools = await ensureControlPlaneTools({ ...options, log });
+  const tools = await ensureControlPlaneTools({ log });
   const started = performance.now();
   const logDir = join(options.dataDir, "logs");
   await mkdir(logDir, { recursive: true });

@@ -5,8 +5,8 @@
  * against, which is the control plane's (kube-versions.ts).
  */
 import { join } from "node:path";
-import { ensureCachedTool, type ToolBuildContext } from "./cached-tool.js";
-import { runGo } from "./go-command.js";
+import { ensureArtifact, type ArtifactOptions } from "../cache/cached-artifact.js";
+import { runGo } from "../cache/go-command.js";
 import { kubeVersions } from "./kube-versions.js";
 
 const helmPackage = "helm.sh/helm/v3";
@@ -33,18 +33,20 @@ function helmLinkerFlags(): string {
 }
 
 /** The path of the cached helm binary. */
-export async function ensureHelm(context: ToolBuildContext): Promise<string> {
+export async function ensureHelm(options: ArtifactOptions = {}): Promise<string> {
   const ldflags = helmLinkerFlags();
-  const tool = await ensureCachedTool(context, {
-    name: `helm-${kubeVersions.helm}`,
-    inputs: [kubeVersions.helm, ldflags],
-    build: async (dir) => {
-      await runGo(["install", "-ldflags", ldflags, `${helmPackage}/cmd/helm@${kubeVersions.helm}`], {
-        caches: context.caches,
-        cwd: dir,
-        env: { GOBIN: dir },
-      });
+  const tool = await ensureArtifact(
+    {
+      name: `helm-${kubeVersions.helm}`,
+      inputs: [kubeVersions.helm, ldflags],
+      build: async (dir) => {
+        await runGo(["install", "-ldflags", ldflags, `${helmPackage}/cmd/helm@${kubeVersions.helm}`], {
+          cwd: dir,
+          env: { GOBIN: dir },
+        });
+      },
     },
-  });
+    options,
+  );
   return join(tool.dir, "helm");
 }

@@ -5,8 +5,8 @@
  * reads the server's version, would render charts for the wrong cluster.
  */
 import { join } from "node:path";
-import { ensureCachedTool, moduleFiles, type ToolBuildContext } from "./cached-tool.js";
-import { runGo } from "./go-command.js";
+import { ensureArtifact, filesOf, type ArtifactOptions } from "../cache/cached-artifact.js";
+import { runGo } from "../cache/go-command.js";
 import { kubeMinorOf } from "./helm.js";
 import { kubeVersions } from "./kube-versions.js";
 
@@ -31,20 +31,22 @@ function versionFlags(): string {
 
 /** The paths of the cached control plane binaries. */
 export async function ensureControlPlaneBinaries(
-  context: ToolBuildContext,
+  options: ArtifactOptions = {},
 ): Promise<Readonly<Record<ControlPlaneCommand, string>>> {
   const ldflags = `-s -w ${versionFlags()}`;
-  const tool = await ensureCachedTool(context, {
-    name: `kubernetes-${kubeVersions.kubernetes}`,
-    inputs: [ldflags, ...(await moduleFiles(moduleDir, ["go.mod", "go.sum"]))],
-    build: async (dir) => {
-      const packages = commands.map((command) => `k8s.io/kubernetes/cmd/${command}`);
-      await runGo(["build", "-ldflags", ldflags, "-o", `${dir}/`, ...packages], {
-        caches: context.caches,
-        cwd: moduleDir,
-      });
+  const tool = await ensureArtifact(
+    {
+      name: `kubernetes-${kubeVersions.kubernetes}`,
+      inputs: [ldflags, ...(await filesOf(moduleDir, ["go.mod", "go.sum"]))],
+      build: async (dir) => {
+        const packages = commands.map((command) => `k8s.io/kubernetes/cmd/${command}`);
+        await runGo(["build", "-ldflags", ldflags, "-o", `${dir}/`, ...packages], {
+          cwd: moduleDir,
+        });
+      },
     },
-  });
+    options,
+  );
   return {
     "kube-apiserver": join(tool.dir, "kube-apiserver"),
     "kube-controller-manager": join(tool.dir, "kube-controller-manager"),

@@ -4,7 +4,6 @@
  */
 import { expect } from "chai";
 import { ensureKubeconform, type Kubeconform } from "./kubeconform.js";
-import { kubeToolContext } from "./kube-tools.js";
 import { runTool } from "./run-tool.js";
 
 const deployment = (extra: string) => `apiVersion: apps/v1
@@ -55,7 +54,7 @@ describe("kubeconform with the Kubernetes 1.37 strict schemas", function () {
   let kubeconform: Kubeconform;
 
   before(async () => {
-    kubeconform = await ensureKubeconform(kubeToolContext());
+    kubeconform = await ensureKubeconform();
   });
 
   const validate = (manifests: readonly string[]) =>

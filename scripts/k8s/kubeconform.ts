@@ -6,8 +6,8 @@
  */
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { ensureCachedTool, type ToolBuildContext } from "./cached-tool.js";
-import { moduleSourceDir, runGo } from "./go-command.js";
+import { ensureArtifact, type ArtifactOptions } from "../cache/cached-artifact.js";
+import { moduleSourceDir, runGo } from "../cache/go-command.js";
 import { kubeconformSchemas, type OpenApiSpec } from "./kube-schemas.js";
 import { kubeVersions } from "./kube-versions.js";
 
@@ -20,47 +20,52 @@ export interface Kubeconform {
   readonly args: readonly string[];
 }
 
-async function ensureKubeconformBinary(context: ToolBuildContext): Promise<string> {
-  const tool = await ensureCachedTool(context, {
-    name: `kubeconform-${kubeVersions.kubeconform}`,
-    inputs: [kubeVersions.kubeconform],
-    build: async (dir) => {
-      const command = `github.com/yannh/kubeconform/cmd/kubeconform@${kubeVersions.kubeconform}`;
-      await runGo(["install", "-ldflags", "-s -w", command], {
-        caches: context.caches,
-        cwd: dir,
-        env: { GOBIN: dir },
-      });
+async function ensureKubeconformBinary(options: ArtifactOptions = {}): Promise<string> {
+  const tool = await ensureArtifact(
+    {
+      name: `kubeconform-${kubeVersions.kubeconform}`,
+      inputs: [kubeVersions.kubeconform],
+      build: async (dir) => {
+        const command = `github.com/yannh/kubeconform/cmd/kubeconform@${kubeVersions.kubeconform}`;
+        await runGo(["install", "-ldflags", "-s -w", command], {
+          cwd: dir,
+          env: { GOBIN: dir },
+        });
+      },
     },
-  });
+    options,
+  );
   return join(tool.dir, "kubeconform");
 }
 
-async function ensureSchemas(context: ToolBuildContext): Promise<string> {
+async function ensureSchemas(options: ArtifactOptions = {}): Promise<string> {
   const converter = await readFile(join(import.meta.dirname, "kube-schemas.ts"));
-  const tool = await ensureCachedTool(context, {
-    name: `kube-schemas-${kubeVersions.kubernetes}`,
-    inputs: [kubeVersions.kubernetes, converter],
-    build: async (dir) => {
-      const source = await moduleSourceDir(context.caches, `k8s.io/kubernetes@${kubeVersions.kubernetes}`);
-      const spec = JSON.parse(
-        await readFile(join(source, "api", "openapi-spec", "swagger.json"), "utf8"),
-      ) as OpenApiSpec;
-      // kubeconform's own layout for a schema folder: <version>-standalone-strict/<kind>-<group>-<version>.json
-      const folder = join(dir, `${kubeVersions.kubernetes}-standalone-strict`);
-      await mkdir(folder);
-      for (const [file, schema] of kubeconformSchemas(spec)) {
-        await writeFile(join(folder, file), JSON.stringify(schema));
-      }
+  const tool = await ensureArtifact(
+    {
+      name: `kube-schemas-${kubeVersions.kubernetes}`,
+      inputs: [kubeVersions.kubernetes, converter],
+      build: async (dir) => {
+        const source = await moduleSourceDir(`k8s.io/kubernetes@${kubeVersions.kubernetes}`);
+        const spec = JSON.parse(
+          await readFile(join(source, "api", "openapi-spec", "swagger.json"), "utf8"),
+        ) as OpenApiSpec;
+        // kubeconform's own layout for a schema folder: <version>-standalone-strict/<kind>-<group>-<version>.json
+        const folder = join(dir, `${kubeVersions.kubernetes}-standalone-strict`);
+        await mkdir(folder);
+        for (const [file, schema] of kubeconformSchemas(spec)) {
+          await writeFile(join(folder, file), JSON.stringify(schema));
+        }
+      },
     },
-  });
+    options,
+  );
   return tool.dir;
 }
 
 /** kubeconform and the arguments for strict validation against Kubernetes `kubeVersions.kubernetes`. */
-export async function ensureKubeconform(context: ToolBuildContext): Promise<Kubeconform> {
-  const binary = await ensureKubeconformBinary(context);
-  const schemas = await ensureSchemas(context);
+export async function ensureKubeconform(options: ArtifactOptions = {}): Promise<Kubeconform> {
+  const binary = await ensureKubeconformBinary(options);
+  const schemas = await ensureSchemas(options);
   return {
     binary,
     args: [

@@ -6,8 +6,8 @@
  */
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ensureCachedTool, type ToolBuildContext } from "./cached-tool.js";
-import { moduleSourceDir, runGo } from "./go-command.js";
+import { ensureArtifact, type ArtifactOptions } from "../cache/cached-artifact.js";
+import { moduleSourceDir, runGo } from "../cache/go-command.js";
 import { kubeVersions } from "./kube-versions.js";
 
 const stageFolders = ["node/fast", "node/heartbeat-with-lease", "pod/fast"] as const;
@@ -31,20 +31,22 @@ async function stageDocuments(moduleDir: string): Promise<string[]> {
 }
 
 /** The cached kwok binary and its stage configuration. */
-export async function ensureKwok(context: ToolBuildContext): Promise<Kwok> {
-  const tool = await ensureCachedTool(context, {
-    name: `kwok-${kubeVersions.kwok}`,
-    inputs: [kubeVersions.kwok, ...stageFolders],
-    build: async (dir) => {
-      const module = `sigs.k8s.io/kwok@${kubeVersions.kwok}`;
-      await runGo(["install", "-ldflags", "-s -w", `sigs.k8s.io/kwok/cmd/kwok@${kubeVersions.kwok}`], {
-        caches: context.caches,
-        cwd: dir,
-        env: { GOBIN: dir },
-      });
-      const documents = await stageDocuments(await moduleSourceDir(context.caches, module));
-      await writeFile(join(dir, "stages.yaml"), `${documents.join("\n---\n")}\n`);
+export async function ensureKwok(options: ArtifactOptions = {}): Promise<Kwok> {
+  const tool = await ensureArtifact(
+    {
+      name: `kwok-${kubeVersions.kwok}`,
+      inputs: [kubeVersions.kwok, ...stageFolders],
+      build: async (dir) => {
+        const module = `sigs.k8s.io/kwok@${kubeVersions.kwok}`;
+        await runGo(["install", "-ldflags", "-s -w", `sigs.k8s.io/kwok/cmd/kwok@${kubeVersions.kwok}`], {
+          cwd: dir,
+          env: { GOBIN: dir },
+        });
+        const documents = await stageDocuments(await moduleSourceDir(module));
+        await writeFile(join(dir, "stages.yaml"), `${documents.join("\n---\n")}\n`);
+      },
     },
-  });
+    options,
+  );
   return { binary: join(tool.dir, "kwok"), stages: join(tool.dir, "stages.yaml") };
 }

@@ -4,8 +4,8 @@
  */
 import { copyFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ensureCachedTool, moduleFiles, type ToolBuildContext } from "./cached-tool.js";
-import { moduleSourceDir, runGo } from "./go-command.js";
+import { ensureArtifact, filesOf, type ArtifactOptions } from "../cache/cached-artifact.js";
+import { moduleSourceDir, runGo } from "../cache/go-command.js";
 import { kubeVersions } from "./kube-versions.js";
 
 const moduleDir = join(import.meta.dirname, "skaffold");
@@ -18,23 +18,28 @@ export interface Skaffold {
 }
 
 /** The cached skaffold binary and its skaffold.yaml schema. */
-export async function ensureSkaffold(context: ToolBuildContext): Promise<Skaffold> {
+export async function ensureSkaffold(options: ArtifactOptions = {}): Promise<Skaffold> {
   const schemaFile = `${kubeVersions.skaffoldSchema}.json`;
   const ldflags = `-s -w -X ${skaffoldModule}/pkg/skaffold/version.version=${kubeVersions.skaffold}`;
-  const tool = await ensureCachedTool(context, {
-    name: `skaffold-${kubeVersions.skaffold}`,
-    inputs: [ldflags, schemaFile, ...(await moduleFiles(moduleDir, ["go.mod", "go.sum"]))],
-    build: async (dir) => {
-      await runGo(
-        ["build", "-ldflags", ldflags, "-o", join(dir, "skaffold"), `${skaffoldModule}/cmd/skaffold`],
-        {
-          caches: context.caches,
-          cwd: moduleDir,
-        },
-      );
-      const source = await moduleSourceDir(context.caches, `${skaffoldModule}@${kubeVersions.skaffold}`);
-      await copyFile(join(source, "docs-v2", "content", "en", "schemas", schemaFile), join(dir, schemaFile));
+  const tool = await ensureArtifact(
+    {
+      name: `skaffold-${kubeVersions.skaffold}`,
+      inputs: [ldflags, schemaFile, ...(await filesOf(moduleDir, ["go.mod", "go.sum"]))],
+      build: async (dir) => {
+        await runGo(
+          ["build", "-ldflags", ldflags, "-o", join(dir, "skaffold"), `${skaffoldModule}/cmd/skaffold`],
+          {
+            cwd: moduleDir,
+          },
+        );
+        const source = await moduleSourceDir(`${skaffoldModule}@${kubeVersions.skaffold}`);
+        await copyFile(
+          join(source, "docs-v2", "content", "en", "schemas", schemaFile),
+          join(dir, schemaFile),
+        );
+      },
     },
-  });
+    options,
+  );
   return { binary: join(tool.dir, "skaffold"), schema: join(tool.dir, schemaFile) };
 }

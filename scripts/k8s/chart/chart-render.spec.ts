@@ -13,7 +13,6 @@ import { deployableServices, type DeployableService } from "../../cluster/servic
 import { jwksOf } from "../../envoy/envoy-secrets.js";
 import { ensureHelm } from "../helm.js";
 import { ensureKubeconform, type Kubeconform } from "../kubeconform.js";
-import { kubeToolContext } from "../kube-tools.js";
 import { runTool } from "../run-tool.js";
 import {
   byKind,
@@ -83,8 +82,8 @@ describe("the Helm chart rendered per profile", function () {
   let scratch: string;
 
   before(async () => {
-    helm = await ensureHelm(kubeToolContext());
-    kubeconform = await ensureKubeconform(kubeToolContext());
+    helm = await ensureHelm();
+    kubeconform = await ensureKubeconform();
     scratch = await mkdtemp(join(tmpdir(), "chart-render-"));
     for (const profile of profileNames) {
       const result = await helmTemplate(helm, release, profile);

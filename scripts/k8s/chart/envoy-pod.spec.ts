@@ -13,7 +13,6 @@ import { promisify } from "node:util";
 import { expect } from "chai";
 import { ensureEnvoy, envoyVersion } from "../../infra/envoy.js";
 import { ensureHelm } from "../helm.js";
-import { kubeToolContext } from "../kube-tools.js";
 import { helmTemplate, renderChart, type Manifest } from "./chart.js";
 
 const run = promisify(execFile);
@@ -83,7 +82,7 @@ describe("the chart's Envoy pod", function () {
   });
 
   it(`runs the official image at the version our tests run (${envoyVersion})`, async () => {
-    const manifests = await renderChart(await ensureHelm(kubeToolContext()), release, "default");
+    const manifests = await renderChart(await ensureHelm(), release, "default");
     const pod = (named(manifests, "Deployment", `${release}-envoy`).spec as { template: { spec: EnvoyPod } })
       .template.spec;
     expect(pod.containers[0]?.image).to.equal(`envoyproxy/envoy:distroless-v${envoyVersion}`);
@@ -110,15 +109,12 @@ describe("the chart's Envoy pod", function () {
   }
 
   it("is a configuration Envoy accepts, read from the files its volumes mount, with its own arguments", async () => {
-    const config = await validatePod(
-      await renderChart(await ensureHelm(kubeToolContext()), release, "default"),
-      "untraced",
-    );
+    const config = await validatePod(await renderChart(await ensureHelm(), release, "default"), "untraced");
     expect(config).not.to.include("envoy.tracers.opentelemetry");
   });
 
   it("with otel.endpoint, traces otel.sampleRatio of the requests into that collector as commerce-edge, and Envoy accepts it", async () => {
-    const manifests = await renderChart(await ensureHelm(kubeToolContext()), release, "default", [
+    const manifests = await renderChart(await ensureHelm(), release, "default", [
       "--set",
       "otel.endpoint=http://otel-collector.observability:4318/",
       "--set-json",
@@ -145,7 +141,7 @@ describe("the chart's Envoy pod", function () {
   });
 
   it("refuses an otel.endpoint Envoy's tracer cannot reach in plain HTTP", async () => {
-    const rendering = await helmTemplate(await ensureHelm(kubeToolContext()), release, "default", [
+    const rendering = await helmTemplate(await ensureHelm(), release, "default", [
       "--set",
       "otel.endpoint=https://otel-collector.observability:4318",
     ]);

@@ -14,7 +14,6 @@ import { parse } from "yaml";
 import { deployableServices } from "../../cluster/service-catalog.js";
 import { ensureHelm } from "../helm.js";
 import { ensureKubeconform, type Kubeconform } from "../kubeconform.js";
-import { kubeToolContext } from "../kube-tools.js";
 import { kubeVersions } from "../kube-versions.js";
 import { runTool, type ToolRun } from "../run-tool.js";
 import { ensureSkaffold, type Skaffold } from "../skaffold.js";
@@ -63,10 +62,9 @@ describe("skaffold.yaml", function () {
   let scratch: string;
 
   before(async () => {
-    const context = kubeToolContext();
-    skaffold = await ensureSkaffold(context);
-    helm = await ensureHelm(context);
-    kubeconform = await ensureKubeconform(context);
+    skaffold = await ensureSkaffold();
+    helm = await ensureHelm();
+    kubeconform = await ensureKubeconform();
     config = parse(await readFile(skaffoldFile, "utf8")) as SkaffoldYaml;
     scratch = await mkdtemp(join(tmpdir(), "skaffold-spec-"));
   });
