@@ -1,12 +1,13 @@
 /**
  * The Lua code of the edge's two Lua filters: the fixed scripts beside this file, with the
- * REST filter's generated tables in front (the request schemas, the error table and the
- * refusals of numbers not in plain decimal notation).
+ * REST filter's generated tables in front (the request schemas, the error table, the
+ * refusals of numbers not in plain decimal notation and the nesting limit of JSON bodies).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
+import { maxJsonDepth, tooDeepMessage } from "@commerce/edge/json-depth.js";
 import { numberShapes } from "@commerce/edge/plain-decimal.js";
 import type { MessageSchemas } from "./request-schema.js";
 
@@ -89,6 +90,8 @@ export function restFilterSource(schemas: MessageSchemas): string {
       Object.entries(numberShapes).map(([kind, shape]) => [luaString(kind), luaString(shape)]),
       "",
     )}`,
+    `local max_depth = ${maxJsonDepth}`,
+    `local too_deep = ${luaString(tooDeepMessage)}`,
     "",
     script("rest-filter.lua"),
   ].join("\n");

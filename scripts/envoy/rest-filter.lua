@@ -5,7 +5,8 @@
 --             numbers in plain decimal notation only (bodies, path and query);
 --   response: success status (201/204), bare arrays, and the one JSON error body.
 --
--- scripts/envoy/lua-source.ts prepends four generated tables:
+-- scripts/envoy/lua-source.ts prepends four generated tables, and the nesting limit of JSON
+-- bodies (max_depth, too_deep: services/edge/src/json-depth.ts):
 --   messages     request message type -> accepted JSON key -> field kind, where a kind is
 --                "s" scalar, "b" bool, "n<x>" number, "S" repeated scalar, "B" repeated bool,
 --                "N<x>" repeated number (x as services/edge/src/plain-decimal.ts: "i" integer,
@@ -19,7 +20,6 @@
 -- unwrap, input, body ("object", "array", "raw" or "value"), body_type, query, path (the
 -- path template, when it has variables).
 
-local max_depth = 100
 local not_json = "request body is not valid JSON"
 
 local function quote(text)
@@ -263,12 +263,14 @@ end
 -- Scans the value at s[i] where a field of `kind` (named `name`) is expected; returns the
 -- position after it. A number field must hold a number in plain decimal notation (or null);
 -- a value of another JSON type than any other kind expects is left to the transcoder.
+-- `depth` is the number of objects and arrays around the value; at most max_depth may be open
+-- at once, so this recursion stays shallow whatever the body.
 scan_value = function(s, i, kind, depth, state, name)
-  if depth > max_depth then
-    fail("request body nests deeper than " .. max_depth .. " levels")
-  end
   local number = kind:sub(1, 1) == "n" and kind:sub(2, 2) or nil
   local c = s:byte(i)
+  if (c == 123 or c == 91) and depth >= max_depth then
+    fail(too_deep)
+  end
   if number ~= nil and (c == 123 or c == 91) then
     note_number(state, name, number)
   end

@@ -146,6 +146,13 @@ describe("transcodeRequest", () => {
         transcode("POST", "/api/products/bulk", [{ name: "n", price: 1, stock: "0x10", categoryId: "c" }]),
       'field "stock" must be a JSON number: an integer in plain decimal digits',
     ],
+    ...(["[", '{"a":'] as const).flatMap((open): [string, () => unknown, string][] =>
+      [101, 10_000].map((depth) => [
+        `a body that opens ${depth} ${open === "[" ? "arrays" : "objects"}`,
+        () => transcode("POST", "/api/orders", `{"items":${open.repeat(depth)}`),
+        "request body nests deeper than 100 levels",
+      ]),
+    ),
     [
       "a bad boolean",
       () => transcode("GET", "/api/notifications", undefined, "unread=maybe"),

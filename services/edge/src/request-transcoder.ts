@@ -14,6 +14,7 @@ import {
   type Message,
 } from "@bufbuild/protobuf";
 import { bodyNumberProblem, expectedOfField, type Expected } from "./body-numbers.js";
+import { nestsTooDeep, tooDeepMessage } from "./json-depth.js";
 import { isPlainDecimal, numberKindOfField, parameterNotation } from "./plain-decimal.js";
 import type { Route } from "./route-table.js";
 
@@ -74,8 +75,11 @@ function parseJson(body: Buffer, contentType: string | undefined): JsonValue {
   if (contentType !== undefined && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
     throw new RequestShapeError(`content type must be application/json, got "${contentType}"`);
   }
+  const text = body.toString("utf8");
+  // Before anything that recurses per level of the text (docs/decisions.md "JSON nesting depth").
+  if (nestsTooDeep(text)) throw new RequestShapeError(tooDeepMessage);
   try {
-    return JSON.parse(body.toString("utf8")) as JsonValue;
+    return JSON.parse(text) as JsonValue;
   } catch {
     throw new RequestShapeError("request body is not valid JSON");
   }
