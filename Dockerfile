@@ -5,8 +5,9 @@
 # Docker is not needed to trust this file: `npm test` replays it, instruction by instruction,
 # and starts every target from the result (scripts/images/).
 
-# Node 20.20.2, the version the tests run, on Debian 12; the tag and its manifest-list digest.
-FROM node:20.20.2-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0 AS node-base
+# Node 24.21.0 (.node-version, the Node the project runs on) on Debian 12; the tag and its
+# manifest-list digest.
+FROM node:24.21.0-bookworm-slim@sha256:d6aa754f16b3197301076f047b5def2f02ea1dbbc2ca920407d46d7ec7f87b20 AS node-base
 
 # The project's own build: every dependency, code generated from proto/, TypeScript compiled to
 # .build/dist. The manifests come first, so a source change does not reinstall dependencies.
@@ -48,8 +49,8 @@ STOPSIGNAL SIGTERM
 LABEL org.opencontainers.image.vendor="commerce-platform" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.base.name="docker.io/library/node:20.20.2-bookworm-slim" \
-      org.opencontainers.image.base.digest="sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0"
+      org.opencontainers.image.base.name="docker.io/library/node:24.21.0-bookworm-slim" \
+      org.opencontainers.image.base.digest="sha256:d6aa754f16b3197301076f047b5def2f02ea1dbbc2ca920407d46d7ec7f87b20"
 
 FROM service AS auth
 LABEL org.opencontainers.image.title="commerce-platform/auth" \

@@ -6,21 +6,26 @@
  * stage's ENV and ARGs, and the rest is recorded as the image's configuration. A stage is
  * replayed once per replay, however many targets build on it.
  *
- * The official Node image cannot be pulled here: this machine's Node stands in for it, and
- * only when the pinned tag names the very version that runs (otherwise the replay refuses).
- * Its root starts empty (nothing of the image's Debian is used by our instructions: RUN may not
- * name absolute paths, since it runs on this machine), with the image's own configuration:
- * ENTRYPOINT docker-entrypoint.sh, CMD node, user root.
+ * The official Node image cannot be pulled here: the project's Node (.node-version, given as
+ * `node`; project-node.ts) stands in for it, whatever Node runs the replay, and only when the
+ * pinned tag names that very version (otherwise the replay refuses). Its `node` comes first on
+ * the PATH of every RUN (so npm and the build run on it) and of every container started from
+ * the image (replayed-container.ts), as /usr/local/bin/node does in the image. Its root starts
+ * empty (nothing of the image's Debian is used by our instructions: RUN may not name absolute
+ * paths, since it runs on this machine), with the image's own configuration: ENTRYPOINT
+ * docker-entrypoint.sh, CMD node, user root.
  */
 import { spawn, execFileSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
   lchownSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
   readlinkSync,
+  rmSync,
   symlinkSync,
 } from "node:fs";
 import { dirname, join, posix } from "node:path";
@@ -32,6 +37,7 @@ import {
   type Instruction,
   type Stage,
 } from "./dockerfile.js";
+import type { StandInNode } from "./project-node.js";
 
 /** What `docker image inspect` would show of an image's configuration. */
 export interface ImageConfig {
@@ -50,14 +56,18 @@ export interface ReplayedImage extends ImageConfig {
   readonly target: string;
   /** The folder that holds the image's root filesystem. */
   readonly rootfs: string;
+  /** The folder whose `node` stands in for the base image's (/usr/local/bin/node). */
+  readonly nodeBin: string;
 }
 
 export interface ImageReplayOptions {
   readonly dockerfile: Dockerfile;
   /** The folder `docker build` is given (its `.dockerignore` applies). */
   readonly contextDir: string;
-  /** Stage folders go here. */
+  /** Stage folders go here, and the stand-in's `node`. */
   readonly scratchDir: string;
+  /** The Node that stands in for the official Node image: the project's (project-node.ts). */
+  readonly node: StandInNode;
   /** `--build-arg` values. */
   readonly buildArgs?: Readonly<Record<string, string>>;
   /** Progress (one line per slow instruction). */
@@ -76,16 +86,16 @@ export function pinnedNodeVersion(reference: string): string | undefined {
   return nodeImage.exec(reference)?.[1];
 }
 
-function standInForBaseImage(reference: string, line: number): ImageConfig {
+function standInForBaseImage(reference: string, line: number, node: StandInNode): ImageConfig {
   const version = pinnedNodeVersion(reference);
   if (version === undefined) {
     throw new DockerfileError(
       `line ${line}: ${reference} cannot be stood in for: only node:<version>-bookworm-slim@sha256:<digest>`,
     );
   }
-  if (`v${version}` !== process.version) {
+  if (version !== node.version) {
     throw new DockerfileError(
-      `line ${line}: the image pins Node ${version}, but this machine's Node, which stands in for it, is ${process.version}`,
+      `line ${line}: the image pins Node ${version}, but the project's Node (.node-version), which stands in for it, is ${node.version}`,
     );
   }
   return {
@@ -121,11 +131,31 @@ interface ReplayedStage {
   readonly config: ImageConfig;
 }
 
+/**
+ * Puts the stand-in's `node` alone in a folder of the replay, for the PATH of RUN and of the
+ * containers: a folder the image's user can reach (the project's cache may sit in a home folder
+ * closed to it), holding no other program of the stand-in's installation. A hard link, or a copy
+ * across file systems.
+ */
+function placeStandIn(node: StandInNode, folder: string): void {
+  mkdirSync(folder, { recursive: true });
+  const target = join(folder, "node");
+  rmSync(target, { force: true });
+  try {
+    linkSync(node.binary, target);
+  } catch {
+    copyFileSync(node.binary, target);
+    chmodSync(target, 0o755);
+  }
+}
+
 export function createImageReplay(options: ImageReplayOptions): ImageReplay {
   const { dockerfile } = options;
   const log = options.log ?? (() => undefined);
   const replayed = new Map<string, Promise<ReplayedStage>>();
   let context: ContextEntry[] | undefined;
+  const nodeBin = join(options.scratchDir, "node-stand-in");
+  let nodePlaced = false;
 
   const stageNamed = (name: string): Stage | undefined => dockerfile.stages.find((s) => s.name === name);
 
@@ -148,7 +178,11 @@ export function createImageReplay(options: ImageReplayOptions): ImageReplay {
     const index = dockerfile.stages.indexOf(stage);
     const parent = dockerfile.stages.slice(0, index).find((s) => s.name === from);
     const base = parent === undefined ? undefined : await replayStage(parent);
-    let config = base?.config ?? standInForBaseImage(from, stage.line);
+    let config = base?.config ?? standInForBaseImage(from, stage.line, options.node);
+    if (base === undefined && !nodePlaced) {
+      placeStandIn(options.node, nodeBin);
+      nodePlaced = true;
+    }
     const rootfs = join(options.scratchDir, `${index}-${stage.name}`);
     // A stage shares its parent's folder until it changes a file: the targets only add settings.
     let ownRoot = base === undefined;
@@ -323,11 +357,13 @@ export function createImageReplay(options: ImageReplayOptions): ImageReplay {
 
   function runShell(command: string, cwd: string, env: Record<string, string>, line: number): Promise<void> {
     const machine = Object.fromEntries(
-      ["PATH", "HOME", ...registryAccess].flatMap((name) => {
+      ["HOME", ...registryAccess].flatMap((name) => {
         const value = process.env[name];
         return value === undefined ? [] : [[name, value]];
       }),
     );
+    // The stand-in's node first, as in the image; the rest (sh, npm) is this machine's.
+    machine["PATH"] = `${nodeBin}:${process.env["PATH"] ?? "/usr/bin:/bin"}`;
     return new Promise((resolve, reject) => {
       const child = spawn("sh", ["-c", command], {
         cwd,
@@ -354,7 +390,7 @@ export function createImageReplay(options: ImageReplayOptions): ImageReplay {
       const stage = stageNamed(target);
       if (stage === undefined) throw new DockerfileError(`no stage named ${target}`);
       const { rootfs, config } = await replayStage(stage);
-      return { target, rootfs, ...config };
+      return { target, rootfs, nodeBin, ...config };
     },
   };
 }

@@ -20,6 +20,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   rmSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +42,7 @@ import { startKafka, type KafkaInstance } from "../infra/kafka.js";
 import { listBuildContext } from "./build-context.js";
 import { parseDockerfile, type Dockerfile } from "./dockerfile.js";
 import { createImageReplay, pinnedNodeVersion, type ReplayedImage } from "./image-replay.js";
+import { projectNode, projectNodeVersion } from "./project-node.js";
 import { startReplayedContainer, type ReplayedContainer } from "./replayed-container.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -119,6 +121,7 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
       dockerfile,
       contextDir: root,
       scratchDir: join(scratch, "stages"),
+      node: await projectNode(root),
       log,
     });
     const started = Date.now();
@@ -132,12 +135,12 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it("has one target per deployable service, on the official image of the Node that runs here, pinned by digest", () => {
+  it("has one target per deployable service, on the official image of the project's Node (.node-version), pinned by digest", () => {
     const names = dockerfile.stages.map((s) => s.name);
     expect(names).to.include.members(deployableServices.map((s) => s.name));
     const bases = [...new Set(dockerfile.stages.map((s) => s.from).filter((from) => !names.includes(from)))];
     expect(bases).to.have.length(1);
-    expect(pinnedNodeVersion(bases[0] ?? "")).to.equal(process.version.slice(1));
+    expect(pinnedNodeVersion(bases[0] ?? "")).to.equal(projectNodeVersion(root));
     const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
     for (const image of images.values()) {
       expect(image.labels.get("org.opencontainers.image.version"), image.target).to.equal(version);
@@ -295,7 +298,7 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
     });
 
     for (const service of deployableServices) {
-      it(`${service.name}: listens on its PORT and answers gRPC health SERVING, as the image's user, PID 1`, async () => {
+      it(`${service.name}: listens on its PORT and answers gRPC health SERVING, as the image's user, PID 1, on the image's Node`, async () => {
         const running = containers.get(service.name);
         if (running === undefined) throw new Error("not started");
         const health = createClient(
@@ -337,6 +340,10 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
         expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).to.equal("10001");
         expect(/^Gid:\s+(\d+)/m.exec(status)?.[1]).to.equal("10001");
         expect(/^NSpid:.*\s1$/m.test(status), "PID 1 in its namespace").to.equal(true);
+        // The stand-in for the image's Node, the project's, whatever Node runs this suite.
+        expect(readlinkSync(`/proc/${running.container.pid}/exe`)).to.equal(
+          join(imageOf(service.name).nodeBin, "node"),
+        );
       });
     }
 

@@ -2,13 +2,15 @@
  * `npm run images -- context`: lists what `docker build .` would send (the build context as
  * `.dockerignore` leaves it) and its size.
  * `npm run images -- replay <target> <folder>`: builds a target of the Dockerfile without Docker
- * into a folder (image-replay.ts) and prints its configuration, for a look at what an image holds.
+ * into a folder (image-replay.ts), on the project's Node (project-node.ts), and prints its
+ * configuration, for a look at what an image holds.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { listBuildContext } from "./build-context.js";
 import { parseDockerfile } from "./dockerfile.js";
 import { createImageReplay } from "./image-replay.js";
+import { projectNode } from "./project-node.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const [command, target, folder] = process.argv.slice(2);
@@ -25,6 +27,7 @@ if (command === "context") {
     dockerfile: parseDockerfile(readFileSync(join(root, "Dockerfile"), "utf8")),
     contextDir: root,
     scratchDir,
+    node: await projectNode(root),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   const image = await replay.replay(target);

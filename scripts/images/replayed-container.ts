@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { chownSync, readFileSync } from "node:fs";
-import { dirname, posix } from "node:path";
+import { posix } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { pathInImage, type ReplayedImage } from "./image-replay.js";
 
@@ -57,8 +57,8 @@ export async function startReplayedContainer(options: ContainerOptions): Promise
   };
   if (isRoot()) for (const folder of Object.values(options.volumes)) chownSync(folder, uid, gid);
   const env: Record<string, string> = {
-    // The stand-in for the base image: this machine's Node, found first.
-    PATH: `${dirname(process.execPath)}:${process.env["PATH"] ?? "/usr/bin:/bin"}`,
+    // The stand-in for the base image's Node (the project's, image-replay.ts), found first.
+    PATH: `${image.nodeBin}:${process.env["PATH"] ?? "/usr/bin:/bin"}`,
     HOME: hostPath("/"),
     ...(options.volumes["/tmp"] === undefined ? {} : { TMPDIR: options.volumes["/tmp"] }),
     ...Object.fromEntries(
