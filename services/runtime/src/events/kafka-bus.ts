@@ -1,7 +1,9 @@
 /**
  * The Kafka adapter of the event-bus port (docs/architecture.md §5), on KafkaJS 2.2.4. Every KafkaJS call
  * of the services is in this file, so swapping the client (KafkaJS is in maintenance mode)
- * touches nothing else; the wire format is in kafka-records.ts, without client types.
+ * touches nothing else; the wire format is in kafka-records.ts, without client types. A flaw of
+ * KafkaJS's request queue (a timer every millisecond per connection) is corrected before the
+ * client is made (kafkajs-request-queue.ts).
  *
  * Topics. Created at start if missing (the spec's four by default, `partitions` each, 3 by
  * default), and any other topic the first time it is published to or subscribed to, such as
@@ -70,6 +72,7 @@ import type {
 import type { EventLogger } from "./event-logger.js";
 import { eventTopics } from "./event-topics.js";
 import { fromKafkaMessage, toKafkaMessage } from "./kafka-records.js";
+import { correctKafkaJsRequestQueue } from "./kafkajs-request-queue.js";
 import { assertBatchBounds, assertBusName, groupByTopic } from "./publish-batch.js";
 
 /** How to reach the cluster and how the bus shapes the topics it creates. */
@@ -130,6 +133,7 @@ export async function createKafkaBus(options: KafkaBusOptions): Promise<EventBus
   for (const topic of topics) assertBusName("topic", topic);
   const logger = options.logger ?? pino({ name: "kafka-bus" });
 
+  correctKafkaJsRequestQueue();
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
