@@ -387,7 +387,7 @@ local function kind_of_parameter(input, name)
   return kind
 end
 
-local bool_text = { ["true"] = "true", ["1"] = "true", [""] = "true", ["false"] = "false", ["0"] = "false" }
+local bool_text = { ["true"] = "true", ["1"] = "true", ["false"] = "false", ["0"] = "false" }
 
 -- Checks the query; returns the problem to report, or nil and the path to send on (booleans
 -- spelled as the transcoder reads them).
@@ -414,6 +414,15 @@ local function check_query(route, path)
       for _, pair in ipairs(pairs_found) do
         if pair.name == name and not plain_decimal(pair.value, kind:sub(2, 2)) then
           return parameter_notation(name, kind:sub(2, 2))
+        end
+      end
+    end
+    -- An empty value would reach a field without presence as no value at all: refused, as
+    -- the local edge does (booleans below).
+    if first == "s" or first == "S" then
+      for _, pair in ipairs(pairs_found) do
+        if pair.name == name and pair.value == "" then
+          return 'parameter "' .. name .. '" must not be empty'
         end
       end
     end

@@ -1,12 +1,13 @@
 /**
  * Hostile input gets a clear 4xx with the one JSON error body, and changes nothing, on both
- * edges (docs/decisions.md "JSON nesting depth").
+ * edges (docs/decisions.md "JSON nesting depth", "Query values").
  */
 import { expect } from "chai";
 import { adminLogin, registeredUser, type TestUser } from "./support/accounts.js";
 import { api, type ApiResponse } from "./support/api.js";
 import { createdProduct } from "./support/catalog.js";
 import { contractRoutes, pathOf, type ContractRoute } from "./support/contract-routes.js";
+import { forbidden } from "./support/forbidden-text.js";
 import { webhookSignature } from "./support/payments.js";
 
 const tooDeep = {
@@ -167,5 +168,75 @@ describe("Hostile input: deeply nested JSON bodies", function () {
 
   it("changed nothing: no product, account, address, order or payment was created or altered", async () => {
     expect(await stateOf(world)).to.deep.equal(initial);
+  });
+});
+
+const invalid = (message: string): object => ({ status: 400, code: "INVALID_ARGUMENT", message });
+const singleLine =
+  "must be one line of text without control, bidirectional or invisible formatting characters";
+
+describe("Hostile input: empty and control-character query values", () => {
+  it("refuses a query parameter without a value, whatever its type", async () => {
+    const admin = await adminLogin();
+    const user = await registeredUser("empty-query");
+    const cases: [string, string | undefined, object][] = [
+      ["/api/analytics/revenue?to=", admin, invalid('parameter "to" must not be empty')],
+      ["/api/analytics/revenue?from=", admin, invalid('parameter "from" must not be empty')],
+      ["/api/analytics/revenue?from=2026-01-01&to=", admin, invalid('parameter "to" must not be empty')],
+      ["/api/notifications?unread=", user.token, invalid('parameter "unread" must be true or false')],
+      ["/api/notifications?unread", user.token, invalid('parameter "unread" must be true or false')],
+      ["/api/products?category=", undefined, invalid('parameter "category" must not be empty')],
+      ["/api/products?brand=", undefined, invalid('parameter "brand" must not be empty')],
+      [
+        "/api/products?page=",
+        undefined,
+        invalid('parameter "page" must be a non-negative integer in plain decimal digits'),
+      ],
+      [
+        "/api/notifications/all?size=",
+        admin,
+        invalid('parameter "size" must be a non-negative integer in plain decimal digits'),
+      ],
+    ];
+    for (const [path, token, expected] of cases) {
+      expectErrorBody(await api("GET", path, token === undefined ? {} : { token }), expected, path);
+    }
+  });
+
+  it("refuses control and invisible formatting characters in the list filters, as in the texts they match", async () => {
+    for (const [what, character] of forbidden) {
+      for (const name of ["category", "brand"]) {
+        const path = `/api/products?${name}=${encodeURIComponent(`x${character}`)}`;
+        expectErrorBody(await api("GET", path), invalid(`${name}: ${singleLine}`), `${name} with ${what}`);
+      }
+    }
+    expectErrorBody(
+      await api("GET", "/api/products?category=%00"),
+      invalid(`category: ${singleLine}`),
+      "%00",
+    );
+    expectErrorBody(await api("GET", "/api/products?brand=%01x"), invalid(`brand: ${singleLine}`), "%01x");
+  });
+
+  it("refuses control characters in the revenue dates", async () => {
+    const admin = await adminLogin();
+    for (const query of ["from=%00", "to=2026-01-01%0A", "from=%E2%80%AE2026-01-01"]) {
+      const response = await api("GET", `/api/analytics/revenue?${query}`, { token: admin });
+      expect(response.status, `${query}: ${response.text}`).to.equal(400);
+      expect(response.body, query).to.include({ status: 400, code: "INVALID_ARGUMENT" });
+    }
+  });
+
+  it("still answers the same filters with values, and booleans written true, 1, false or 0", async () => {
+    const admin = await adminLogin();
+    const user = await registeredUser("full-query");
+    for (const [path, token] of [
+      ["/api/products?category=electronics&brand=Acme", undefined],
+      ["/api/analytics/revenue?from=2026-01-01&to=2026-01-31", admin],
+      ...["true", "1", "false", "0"].map((value) => [`/api/notifications?unread=${value}`, user.token]),
+    ] as [string, string | undefined][]) {
+      const response = await api("GET", path, token === undefined ? {} : { token });
+      expect(response.status, `${path}: ${response.text}`).to.equal(200);
+    }
   });
 });

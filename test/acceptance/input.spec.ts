@@ -7,6 +7,7 @@ import { expect } from "chai";
 import { adminLogin, registeredUser, registration, login, type TestUser } from "./support/accounts.js";
 import { api, type ApiResponse } from "./support/api.js";
 import { createdProduct, productInput, productsOfBrand } from "./support/catalog.js";
+import { forbidden } from "./support/forbidden-text.js";
 
 const address = { street: "12 MG Road", city: "Bengaluru", state: "Karnataka", pincode: "560001" };
 
@@ -125,21 +126,6 @@ describe("Input: unknown fields", () => {
     expect((await productsOfBrand(good.brand)).totalElements).to.equal(0);
   });
 });
-
-/** Characters no name, address line, product text or password may hold. */
-const forbidden: readonly [string, string][] = [
-  ["NUL", "\u0000"],
-  ["ESC", "\u001b"],
-  ["CR", "\r"],
-  ["LF", "\n"],
-  ["DEL", "\u007f"],
-  ["C1 CSI", "\u009b"],
-  ["right-to-left override", "\u202e"],
-  ["left-to-right isolate", "\u2066"],
-  ["zero-width space", "\u200b"],
-  ["byte order mark", "\ufeff"],
-  ["line separator", "\u2028"],
-];
 
 describe("Input: control and invisible formatting characters", () => {
   it("refuses them in the registration's full name and password, and registers nobody", async () => {

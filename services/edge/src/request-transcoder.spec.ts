@@ -153,6 +153,21 @@ describe("transcodeRequest", () => {
         "request body nests deeper than 100 levels",
       ]),
     ),
+    ...["unread=", "unread"].map((query): [string, () => unknown, string] => [
+      `a boolean without a value (${query})`,
+      () => transcode("GET", "/api/notifications", undefined, query),
+      'parameter "unread" must be true or false',
+    ]),
+    ...["to=", "from=", "from=2026-01-01&to="].map((query): [string, () => unknown, string] => [
+      `a text parameter without a value (${query})`,
+      () => transcode("GET", "/api/analytics/revenue", undefined, query),
+      "must not be empty",
+    ]),
+    ...["category=", "brand", "brand=x&category="].map((query): [string, () => unknown, string] => [
+      `a list filter without a value (${query})`,
+      () => transcode("GET", "/api/products", undefined, query),
+      "must not be empty",
+    ]),
     [
       "a bad boolean",
       () => transcode("GET", "/api/notifications", undefined, "unread=maybe"),

@@ -136,7 +136,9 @@ function assign(
 
 /**
  * Text → the JSON value protobuf JSON expects: numbers stay strings, once their notation is
- * plain decimal (protobuf JSON would read `0x10` or `1e0`); booleans may not.
+ * plain decimal (protobuf JSON would read `0x10` or `1e0`); booleans may not. An empty value
+ * is refused whatever the type (docs/decisions.md "Query values"): a field without presence
+ * would read it as absent, and `?unread=` or `?to=` would be answered as if never sent.
  */
 function scalarJson(field: DescField, text: string, path: string): JsonValue {
   const number = numberKindOfField(field);
@@ -148,8 +150,11 @@ function scalarJson(field: DescField, text: string, path: string): JsonValue {
     field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar")
       ? field.scalar
       : undefined;
-  if (scalar !== ScalarType.BOOL) return text;
-  if (text === "true" || text === "1" || text === "") return true;
+  if (scalar !== ScalarType.BOOL) {
+    if (text === "") throw new RequestShapeError(`parameter "${path}" must not be empty`);
+    return text;
+  }
+  if (text === "true" || text === "1") return true;
   if (text === "false" || text === "0") return false;
   throw new RequestShapeError(`parameter "${path}" must be true or false`);
 }
