@@ -3,12 +3,15 @@
  *   1. stages third-party imports under .build/proto-deps (scripts/codegen/stage-deps.ts);
  *   2. `buf generate` writes TypeScript to services/runtime/gen (not committed).
  * With --if-stale (run before `npm start` and `npm test`) it does nothing when the inputs'
- * fingerprint matches the one recorded by the last run.
+ * fingerprint matches the one recorded by the last run. Runs started at once (`npm start` and
+ * `npm test` side by side) take turns on a lock (scripts/cache/file-lock.ts): the second finds
+ * the code the first generated.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { withFileLock } from "./cache/file-lock.js";
 import { stageProtoDeps } from "./codegen/stage-deps.js";
 
 const root = join(import.meta.dirname, "..");
@@ -37,12 +40,19 @@ function fingerprint(): string {
 
 const ifStale = process.argv.includes("--if-stale");
 const current = fingerprint();
-if (ifStale && existsSync(stampFile) && readFileSync(stampFile, "utf8") === current) process.exit(0);
+const upToDate = (): boolean => existsSync(stampFile) && readFileSync(stampFile, "utf8") === current;
 
-stageProtoDeps(root);
-const buf = join(root, "node_modules", ".bin", "buf");
-execFileSync(buf, ["generate"], { cwd: root, stdio: "inherit" });
-// buf generates imports too; buf.validate comes from @bufbuild/protovalidate (rewrite_imports).
-rmSync(join(genDir, "buf"), { recursive: true, force: true });
-writeFileSync(stampFile, current);
-console.log(`generated ${filesUnder(genDir).length - 1} files into ${relative(root, genDir)}`);
+if (!(ifStale && upToDate())) {
+  mkdirSync(join(root, ".build"), { recursive: true });
+  await withFileLock(join(root, ".build", "generate.lock"), async () => {
+    if (ifStale && upToDate()) return;
+    stageProtoDeps(root);
+    const buf = join(root, "node_modules", ".bin", "buf");
+    execFileSync(buf, ["generate"], { cwd: root, stdio: "inherit" });
+    // buf generates imports too; buf.validate comes from @bufbuild/protovalidate (rewrite_imports).
+    rmSync(join(genDir, "buf"), { recursive: true, force: true });
+    writeFileSync(stampFile, current);
+    console.log(`generated ${filesUnder(genDir).length - 1} files into ${relative(root, genDir)}`);
+    return Promise.resolve();
+  });
+}

@@ -3,12 +3,14 @@
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking, and the repository's
  *      own hygiene (no outside citations, npm scripts run files that exist, no unused
  *      production dependency);
- *   2. unit, RPC and port contract suites (with a private FerretDB, a private Kafka and a
+ *   2. the installers: each requested several times at once on an empty cache folder builds
+ *      once and gives every caller a working tool (scripts/cache);
+ *   3. unit, RPC and port contract suites (with a private FerretDB, a private Kafka and a
  *      private ClickHouse 18.16 for the MongoDB, Kafka and ClickHouse adapters);
- *   3. the container images: the Dockerfile replayed without Docker (the build, `npm ci
+ *   4. the container images: the Dockerfile replayed without Docker (the build, `npm ci
  *      --omit=dev`, each target's configuration), and every service started from its image as
  *      the chart runs it, on a private FerretDB, Kafka and ClickHouse;
- *   4. the OTLP backend (Jaeger v2, built from Go modules and cached on first use) taking a
+ *   5. the OTLP backend (Jaeger v2, built from Go modules and cached on first use) taking a
  *      span and a metric and giving them back; the Envoy configuration generator and the Envoy
  *      edge's own concerns (a real Envoy, fetched and cached on first use), its tracer into a
  *      real Jaeger, and the topology's process supervision; then a private
@@ -17,15 +19,15 @@
  *      is installed on, upgraded, rolled back and uninstalled, after its renders of every
  *      profile are linted, validated strictly and checked for hardening and network flows,
  *      and skaffold.yaml is validated and rendered;
- *   5. crash recovery: the platform killed under order load gives leaked stock back in time, and
+ *   6. crash recovery: the platform killed under order load gives leaked stock back in time, and
  *      killed in the middle of a payment create converges on one gateway order and one payment;
  *      the analytics stream processor (its own process, on a private Kafka and ClickHouse)
  *      killed after an insert and before its commit, or replayed from the earliest offset,
  *      leaves every figure exact;
- *   6. the black-box acceptance suite over HTTP against the platform in embedded mode (chDB;
+ *   7. the black-box acceptance suite over HTTP against the platform in embedded mode (chDB;
  *      with the service-port suite against its services' port), on FerretDB with the embedded
  *      bus, and on FerretDB with Kafka (both with ClickHouse);
- *   7. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
+ *   8. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
  *      and Order, behind a real Envoy, every process and Envoy tracing into a private Jaeger:
  *      the end-to-end trace of an order placed and paid (read back from Jaeger's API, with the
  *      metrics), the acceptance suite through Envoy and the service-port suite against the
@@ -94,6 +96,11 @@ try {
   await step("buf breaking", process.execPath, ["--import", "tsx", "scripts/buf-breaking.ts"]);
   await step("repository hygiene", bin("mocha"), ["scripts/testing/repository-hygiene.spec.ts"]);
   await step(
+    "installers: each requested at once on an empty cache, built once, every caller served",
+    bin("mocha"),
+    ["scripts/cache/**/*.spec.ts"],
+  );
+  await step(
     "unit, RPC and contract suites",
     bin("mocha"),
     ["services/*/src/**/*.spec.ts", "embedded/src/**/*.spec.ts"],
@@ -104,8 +111,6 @@ try {
     bin("mocha"),
     ["scripts/images/**/*.spec.ts"],
   );
-  // The first run builds Jaeger from the Go module proxy (8 minutes on two busy cores, 1.3 GB of
-  // modules); later runs find it in the per-user cache (the step: a few seconds).
   await step(
     "OTLP backend: Jaeger v2 built, a span and a metric read back, gone with its starter",
     bin("mocha"),
@@ -117,8 +122,8 @@ try {
     "test/envoy/**/*.spec.ts",
   ]);
 
-  // The first run builds the Kubernetes tools from the Go module proxy (about 15 minutes on two
-  // cores, printed per tool); later runs find them in the per-user cache (the step: about 55 s).
+  // With the project's cache empty, the Kubernetes tools are built here (links, when Go's own
+  // caches are warm; about 15 minutes on two cores when they are not either).
   await step(
     "Kubernetes: toolchain, the chart per profile (lint, kubeconform, hardening, flows), install/upgrade/rollback/uninstall on kwok nodes, skaffold",
     bin("mocha"),

@@ -11,8 +11,6 @@ import { runGo } from "../cache/go-command.js";
 
 const moduleDir = join(import.meta.dirname, "jaeger");
 const jaegerModule = "github.com/jaegertracing/jaeger";
-/** `go build` flags beside go-command.ts's own: no symbol table, a smaller binary. */
-const ldflags = "-s -w";
 
 /** The Jaeger version the wrapper module requires (`require github.com/jaegertracing/jaeger vX`). */
 export async function jaegerVersion(): Promise<string> {
@@ -26,9 +24,13 @@ export async function jaegerVersion(): Promise<string> {
 
 /** Returns the path of the cached Jaeger binary, building it first if the cache has none. */
 export async function ensureJaeger(options: ArtifactOptions = {}): Promise<string> {
+  const version = await jaegerVersion();
+  // No symbol table (a smaller binary), and the version Jaeger's own release build stamps in
+  // (otherwise `jaeger version` and its build_info metric say "").
+  const ldflags = `-s -w -X ${jaegerModule}/internal/version.latestVersion=${version}`;
   const tool = await ensureArtifact(
     {
-      name: `jaeger-${await jaegerVersion()}`,
+      name: `jaeger-${version}`,
       inputs: [ldflags, ...(await filesOf(moduleDir, ["go.mod", "go.sum", "tools.go"]))],
       build: async (dir) => {
         await runGo(["build", "-ldflags", ldflags, "-o", join(dir, "jaeger"), `${jaegerModule}/cmd/jaeger`], {

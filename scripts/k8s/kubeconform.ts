@@ -21,13 +21,15 @@ export interface Kubeconform {
 }
 
 async function ensureKubeconformBinary(options: ArtifactOptions = {}): Promise<string> {
+  // The version its release build stamps in (otherwise `kubeconform -v` says "development").
+  const ldflags = `-s -w -X main.version=${kubeVersions.kubeconform}`;
   const tool = await ensureArtifact(
     {
       name: `kubeconform-${kubeVersions.kubeconform}`,
-      inputs: [kubeVersions.kubeconform],
+      inputs: [ldflags],
       build: async (dir) => {
         const command = `github.com/yannh/kubeconform/cmd/kubeconform@${kubeVersions.kubeconform}`;
-        await runGo(["install", "-ldflags", "-s -w", command], {
+        await runGo(["install", "-ldflags", ldflags, command], {
           cwd: dir,
           env: { GOBIN: dir },
         });
