@@ -30,15 +30,21 @@
  *      off, sampled at 10 % and at 100 %, exporting to a real Jaeger, in embedded mode (with
  *      nothing sampled and 10 % with metrics beside) and behind Envoy (with Envoy's tracer
  *      alone beside; tracing-bench.ts).
+ *  10. what carrying a request's trace context costs in CPU: on the call's signal (the runtime's
+ *      way) and in OpenTelemetry's AsyncLocalStorage context manager, beside tracing off, over
+ *      synthetic requests as deep as a catalog read and an order placed, on the project's Node,
+ *      on it without AsyncContextFrame, and on BENCH_REFERENCE_NODE when set
+ *      (context-propagation-bench.ts).
  *
  * BENCH_SECONDS and BENCH_CONNECTIONS change the run length and load; BENCH_MODES (a list of
  * embedded, ferretdb, kafka) selects the passes. BENCH_ONLY=service-port, BENCH_ONLY=envoy,
- * BENCH_ONLY=login-flood, BENCH_ONLY=payment, BENCH_ONLY=analytics or BENCH_ONLY=tracing runs
- * part 4, 5, 6, 7, 8 or 9 alone (about a minute each; part 7, in the embedded and kafka passes of
- * BENCH_MODES, about two and a half; part 8 about seven and a half, two of them seeding a
- * million orders twice; part 9 about fifteen, BENCH_TRACING_ROUNDS interleaved rounds
- * (default 16) of a BENCH_TRACING_SLICE-second slice (default 2) of every setting in
- * BENCH_TRACING_TOPOLOGIES, embedded and envoy by default);
+ * BENCH_ONLY=login-flood, BENCH_ONLY=payment, BENCH_ONLY=analytics, BENCH_ONLY=tracing or
+ * BENCH_ONLY=context-propagation runs part 4, 5, 6, 7, 8, 9 or 10 alone (about a minute each;
+ * part 7, in the embedded and kafka passes of BENCH_MODES, about two and a half; part 8 about
+ * seven and a half, two of them seeding a million orders twice; part 9 about fifteen,
+ * BENCH_TRACING_ROUNDS interleaved rounds (default 16) of a BENCH_TRACING_SLICE-second slice
+ * (default 2) of every setting in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default;
+ * part 10 one and a half, two with a reference Node, BENCH_CONTEXT_ROUNDS rounds, default 7);
  * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
@@ -55,6 +61,7 @@ import { startPlatformProcess, type PlatformProcess } from "../testing/platform-
 import { startKafka } from "../infra/kafka.js";
 import { benchAnalytics } from "./analytics-bench.js";
 import { benchCatalog } from "./catalog-bench.js";
+import { benchContextPropagation } from "./context-propagation-bench.js";
 import { benchEnvoy } from "./envoy-bench.js";
 import { benchEventLatency, benchRelay } from "./event-bench.js";
 import { formatResult, measure, processCpu, type LoadResult } from "./load.js";
@@ -81,7 +88,15 @@ for (const [name, value] of Object.entries(analyticsSettings)) {
     throw new Error(`BENCH_ANALYTICS_${name.toUpperCase()} must be a positive integer, got ${value}`);
   }
 }
-const parts = ["service-port", "envoy", "login-flood", "payment", "analytics", "tracing"];
+const parts = [
+  "service-port",
+  "envoy",
+  "login-flood",
+  "payment",
+  "analytics",
+  "tracing",
+  "context-propagation",
+];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
 }
@@ -239,6 +254,13 @@ async function tracingLines(): Promise<string[]> {
   });
 }
 
+async function contextPropagationLines(): Promise<string[]> {
+  return benchContextPropagation({
+    rounds: Number(process.env["BENCH_CONTEXT_ROUNDS"] ?? 7),
+    referenceNode: process.env["BENCH_REFERENCE_NODE"],
+  });
+}
+
 const scratch = await mkdtemp(join(tmpdir(), "commerce-bench-"));
 const lines: string[] = [];
 try {
@@ -337,6 +359,8 @@ try {
   if (only === undefined) lines.push("", ...(await analyticsLines()));
   if (only === "tracing") lines.push(...(await tracingLines()));
   if (only === undefined) lines.push("", ...(await tracingLines()));
+  if (only === "context-propagation") lines.push(...(await contextPropagationLines()));
+  if (only === undefined) lines.push("", ...(await contextPropagationLines()));
 } finally {
   await rm(scratch, { recursive: true, force: true });
 }
