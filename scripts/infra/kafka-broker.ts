@@ -19,6 +19,7 @@ import { mkdir, stat, writeFile } from "node:fs/promises";
 import { acceptsConnections } from "./processes.js";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
+import { correctKafkaJsRequestQueue } from "@commerce/runtime/events/kafkajs-request-queue.js";
 import { kafkaLauncherClass, kafkaLog4jProperties, type KafkaRuntime } from "./kafka-runtime.js";
 
 /** The class the launcher runs; the broker's command line contains it. */
@@ -178,6 +179,8 @@ function runJava(runtime: KafkaRuntime, args: readonly string[]): Promise<void> 
  */
 export async function kafkaAnswers(port: number, timeoutMs = 2_000): Promise<boolean> {
   if (!(await acceptsConnections("127.0.0.1", port))) return false;
+  // As the Kafka bus does: without it the probe's connection polls every millisecond.
+  correctKafkaJsRequestQueue();
   const admin = new Kafka({
     clientId: "infra-probe",
     brokers: [brokersAt(port)],
