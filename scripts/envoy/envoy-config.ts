@@ -21,6 +21,7 @@ import { createRouteTable, type Route } from "@commerce/edge/route-table.js";
 import type { Contract } from "./contract-descriptors.js";
 import { deploymentOf } from "./contract-descriptors.js";
 import { validateEnvoyOptions, type EnvoyOptions, type HostPort } from "./envoy-options.js";
+import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server/protocol-refusals.js";
 import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
 import { bearerFilterSource, restFilterSource } from "./lua-source.js";
 import { messageSchemas } from "./request-schema.js";
@@ -189,6 +190,9 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
                       normalize_path: true,
                       merge_slashes: true,
                       server_header_transformation: "PASS_THROUGH",
+                      // The local edge's limits (protocol-refusals.ts), so both refuse alike.
+                      max_request_headers_kb: maxRequestHeadBytes / 1024,
+                      common_http_protocol_options: { max_headers_count: maxRequestHeaderCount },
                       local_reply_config: localReplyConfig(),
                       ...(options.otlp === undefined ? {} : { tracing: tracingConfig(options.otlp) }),
                       route_config: {

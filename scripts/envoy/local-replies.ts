@@ -1,12 +1,21 @@
 /**
  * Envoy's own answers (no route, a refused token, a body over the limit, an upstream that is
- * down or too slow) in the edge's one JSON error body. Answers of the upstream services are
- * shaped by the REST filter instead; these mappers only see replies Envoy makes itself.
- * Server-side texts come from the local edge's error module, so both edges say the same.
+ * down or too slow, and requests its HTTP codec refuses: malformed, headers over the limit) in
+ * the edge's one JSON error body. Answers of the upstream services are shaped by the REST
+ * filter instead; these mappers only see replies Envoy makes itself. Texts come from the local
+ * edge's error module and the runtime's protocol refusals, so both edges say the same.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorBody, errorBodyFromConnectError, type ErrorBody } from "@commerce/edge/error-response.js";
+import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
+import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
+import {
+  expectationFailed,
+  malformedRequest,
+  requestHeadTooLarge,
+  requestTimeout,
+  upgradeRefused,
+} from "@commerce/runtime/server/protocol-refusals.js";
 
 /** The request body limit of both edges. */
 export const maxRequestBytes = 1024 * 1024;
@@ -32,6 +41,38 @@ function statusIs(status: number): JsonObject {
   };
 }
 
+/** An access-log filter on a CEL expression over the stream's attributes. */
+function celFilter(expression: string): JsonObject {
+  return {
+    extension_filter: {
+      name: "envoy.access_loggers.extension_filters.cel",
+      typed_config: {
+        "@type": "type.googleapis.com/envoy.extensions.access_loggers.filters.cel.v3.ExpressionFilter",
+        expression,
+      },
+    },
+  };
+}
+
+/**
+ * `status`, from a request Envoy refused itself before any of our filters could answer it: no
+ * route was chosen (its HTTP codec refused the request line or headers, a missing Host, a path
+ * it cannot normalize, no route), or its HTTP/1 codec refused the body (response code details
+ * `http1.*`). The REST filter answers 400 itself on routed requests, with its own messages,
+ * which a mapper on the status alone would overwrite. (The DPE response flag is set only after
+ * the reply is built, so a filter on it never matches.)
+ */
+function refusedByEnvoy(status: number): JsonObject {
+  return {
+    and_filter: {
+      filters: [
+        statusIs(status),
+        celFilter('!has(xds.route_name) || response.code_details.startsWith("http1.")'),
+      ],
+    },
+  };
+}
+
 function mapper(filter: JsonObject, body: ErrorBody, extra: JsonObject = {}): JsonObject {
   return {
     filter,
@@ -47,7 +88,8 @@ export function localReplyConfig(): JsonObject {
   const unavailable = serverFault(Code.Unavailable);
   return {
     mappers: [
-      mapper({ response_flag_filter: { flags: ["NR"] } }, noRouteBody),
+      mapper(refusedByEnvoy(404), noRouteBody),
+      mapper(refusedByEnvoy(400), malformedRequest),
       mapper(statusIs(401), unauthenticatedBody, {
         headers_to_add: [
           {
@@ -56,16 +98,22 @@ export function localReplyConfig(): JsonObject {
           },
         ],
       }),
+      mapper(
+        { and_filter: { filters: [statusIs(403), celFilter('response.code_details == "upgrade_failed"')] } },
+        upgradeRefused,
+      ),
+      mapper(statusIs(408), requestTimeout),
       mapper(statusIs(413), tooLargeBody),
+      mapper(statusIs(417), expectationFailed),
+      mapper(statusIs(426), errorBody(426, "UPGRADE_REQUIRED", "HTTP/1.1 or HTTP/2 is required")),
+      mapper(statusIs(431), requestHeadTooLarge),
+      // A transfer coding Envoy does not know.
+      mapper(statusIs(501), serverFault(Code.Unimplemented)),
       mapper(statusIs(503), unavailable),
       // 502 is an upstream that answered garbage or hung up: to the client, unavailable.
       mapper(statusIs(502), unavailable, { status_code: unavailable.status }),
       mapper(statusIs(504), serverFault(Code.DeadlineExceeded)),
       mapper(statusIs(500), serverFault(Code.Internal)),
-      mapper(
-        { response_flag_filter: { flags: ["DPE"] } },
-        errorBody(400, "INVALID_ARGUMENT", "malformed HTTP request"),
-      ),
     ],
   };
 }

@@ -12,7 +12,7 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { parsePathTemplate, type TemplateSegment } from "@commerce/edge/path-template.js";
 import type { HttpVerb, Route } from "@commerce/edge/route-table.js";
-import { errorBody } from "@commerce/edge/error-response.js";
+import { errorBody } from "@commerce/runtime/server/error-body.js";
 import { bodyBinding } from "./request-schema.js";
 
 /** The route metadata namespace: the REST filter's name (Lua reads metadata under its name). */

@@ -1,21 +1,34 @@
 /**
  * Hostile input gets a clear 4xx with the one JSON error body, and changes nothing, on both
- * edges (docs/decisions.md "JSON nesting depth", "Query values").
+ * edges (docs/decisions.md "JSON nesting depth", "Query values", "Protocol refusals").
  */
 import { expect } from "chai";
+import { rawExchange, type RawAnswer } from "@commerce/runtime/testing/raw-http-exchange.js";
 import { adminLogin, registeredUser, type TestUser } from "./support/accounts.js";
 import { api, type ApiResponse } from "./support/api.js";
 import { createdProduct } from "./support/catalog.js";
 import { contractRoutes, pathOf, type ContractRoute } from "./support/contract-routes.js";
 import { forbidden } from "./support/forbidden-text.js";
+import { acceptanceEnvironment } from "./support/environment.js";
 import { webhookSignature } from "./support/payments.js";
 
-const tooDeep = {
+/** The one JSON error body of both edges. */
+interface ErrorBody {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+const tooDeep: ErrorBody = {
   status: 400,
   code: "INVALID_ARGUMENT",
   message: "request body nests deeper than 100 levels",
 };
-const tooLarge = { status: 413, code: "PAYLOAD_TOO_LARGE", message: "request body exceeds 1048576 bytes" };
+const tooLarge: ErrorBody = {
+  status: 413,
+  code: "PAYLOAD_TOO_LARGE",
+  message: "request body exceeds 1048576 bytes",
+};
 
 /** `depth` objects or arrays, each the only member of the one around it. */
 const nestings = {
@@ -23,10 +36,8 @@ const nestings = {
   arrays: (depth: number): string => "[".repeat(depth) + "]".repeat(depth),
 } as const;
 
-function expectErrorBody(response: ApiResponse, expected: object, what: string): void {
-  expect(response.status, `${what}: ${response.text.slice(0, 300)}`).to.equal(
-    (expected as { status: number }).status,
-  );
+function expectErrorBody(response: ApiResponse, expected: ErrorBody, what: string): void {
+  expect(response.status, `${what}: ${response.text.slice(0, 300)}`).to.equal(expected.status);
   expect(response.headers.get("content-type"), what).to.match(/^application\/json/);
   expect(response.body, what).to.deep.equal(expected);
 }
@@ -171,7 +182,7 @@ describe("Hostile input: deeply nested JSON bodies", function () {
   });
 });
 
-const invalid = (message: string): object => ({ status: 400, code: "INVALID_ARGUMENT", message });
+const invalid = (message: string): ErrorBody => ({ status: 400, code: "INVALID_ARGUMENT", message });
 const singleLine =
   "must be one line of text without control, bidirectional or invisible formatting characters";
 
@@ -179,7 +190,7 @@ describe("Hostile input: empty and control-character query values", () => {
   it("refuses a query parameter without a value, whatever its type", async () => {
     const admin = await adminLogin();
     const user = await registeredUser("empty-query");
-    const cases: [string, string | undefined, object][] = [
+    const cases: [string, string | undefined, ErrorBody][] = [
       ["/api/analytics/revenue?to=", admin, invalid('parameter "to" must not be empty')],
       ["/api/analytics/revenue?from=", admin, invalid('parameter "from" must not be empty')],
       ["/api/analytics/revenue?from=2026-01-01&to=", admin, invalid('parameter "to" must not be empty')],
@@ -238,5 +249,114 @@ describe("Hostile input: empty and control-character query values", () => {
       const response = await api("GET", path, token === undefined ? {} : { token });
       expect(response.status, `${path}: ${response.text}`).to.equal(200);
     }
+  });
+});
+
+const malformed = invalid("malformed HTTP request");
+const headTooLarge: ErrorBody = {
+  status: 431,
+  code: "REQUEST_HEADER_FIELDS_TOO_LARGE",
+  message: "request line and headers exceed 16384 bytes, or 100 header fields",
+};
+
+/** An answer written by the server itself: the status, and the error body as JSON with its length. */
+function expectRawError(answer: RawAnswer, expected: ErrorBody, what: string): void {
+  expect(answer.status, `${what}: ${answer.raw.slice(0, 300)}`).to.equal(expected.status);
+  expect(answer.headers.get("content-type"), what).to.equal("application/json");
+  expect(answer.headers.get("content-length"), what).to.equal(String(Buffer.byteLength(answer.body)));
+  expect(JSON.parse(answer.body), what).to.deep.equal(expected);
+}
+
+/** A request as written, over a bare socket to the edge (no client would send most of these). */
+const raw = (request: string): Promise<RawAnswer> => rawExchange(acceptanceEnvironment().baseUrl, request);
+
+/** A GET of the public category list with extra header lines, closing the connection after. */
+const get = (headers = "", path = "/api/categories"): string =>
+  `GET ${path} HTTP/1.1\r\nhost: acceptance\r\n${headers}connection: close\r\n\r\n`;
+
+describe("Hostile input: what the HTTP servers refuse before the edge's code runs", () => {
+  it("answers a 20 KB URL with 431 and the JSON error body (a long URL is never a 414)", async () => {
+    expectRawError(
+      await raw(get("", `/api/products?brand=${"a".repeat(20_000)}`)),
+      headTooLarge,
+      "20 KB URL",
+    );
+  });
+
+  it("answers a 100 KB header with 431 and the JSON error body", async () => {
+    expectRawError(await raw(get(`x-big: ${"a".repeat(100_000)}\r\n`)), headTooLarge, "100 KB header");
+  });
+
+  it("answers 150 header fields with 431 and the JSON error body", async () => {
+    const fields = Array.from({ length: 150 }, (_, i) => `x-field-${i}: v\r\n`).join("");
+    expectRawError(await raw(get(fields)), headTooLarge, "150 header fields");
+  });
+
+  it("answers a malformed request line or header with 400 and the JSON error body", async () => {
+    const requests: [string, string][] = [
+      ["no request line", "GARBAGE\r\n\r\n"],
+      ["a method of 100 letters", get().replace("GET", "A".repeat(100))],
+      ["a path without its slash", get().replace("/api/categories", "api/categories")],
+      ["a header without a colon", get("no colon here\r\n")],
+      ["a NUL in a header value", get("x-a: a\u0000b\r\n")],
+      ["a space before a header's colon", get("x-a : b\r\n")],
+      ["a content length that is no number", get("content-length: abc\r\n")],
+      ["two content lengths", get("content-length: 1\r\ncontent-length: 2\r\n")],
+      ["both content length and chunked", get("content-length: 3\r\ntransfer-encoding: chunked\r\n")],
+      ["no Host", "GET /api/categories HTTP/1.1\r\nconnection: close\r\n\r\n"],
+    ];
+    for (const [what, request] of requests) expectRawError(await raw(request), malformed, what);
+  });
+
+  it("answers a broken chunk in an order's body with 400 and the JSON error body, and places no order", async () => {
+    const buyer = await registeredUser("broken-chunk");
+    const productId = await createdProduct({ stock: 5 });
+    const body = JSON.stringify({ items: [{ productId, quantity: 1 }] });
+    const request =
+      "POST /api/orders HTTP/1.1\r\nhost: acceptance\r\ncontent-type: application/json\r\n" +
+      `authorization: Bearer ${buyer.token}\r\ntransfer-encoding: chunked\r\n\r\n` +
+      `${body.length.toString(16)}\r\n${body}\r\nnot-a-chunk-size\r\n\r\n`;
+    expectRawError(await raw(request), malformed, "broken chunk");
+    expect(await ok<unknown[]>(api("GET", "/api/orders/my", { token: buyer.token }))).to.deep.equal([]);
+    expect(await ok(api("GET", `/api/products/${productId}`))).to.include({ stock: 5 });
+  });
+
+  it("answers a body over 1 MiB with 413 and the JSON error body", async () => {
+    const body = JSON.stringify({ email: "x".repeat(1024 * 1024), password: "p" });
+    const request =
+      "POST /api/auth/login HTTP/1.1\r\nhost: acceptance\r\ncontent-type: application/json\r\n" +
+      `content-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
+    expectRawError(await raw(request), tooLarge, "1 MiB body");
+  });
+
+  it("answers an expectation other than 100-continue with 417 and the JSON error body", async () => {
+    expectRawError(
+      await raw(get("expect: the-moon\r\n")),
+      {
+        status: 417,
+        code: "EXPECTATION_FAILED",
+        message: "only the expectation 100-continue is supported",
+      },
+      "expect",
+    );
+  });
+
+  it("refuses a protocol upgrade with 403 and the JSON error body", async () => {
+    const upgrade =
+      "GET /api/categories HTTP/1.1\r\nhost: acceptance\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n";
+    expectRawError(
+      await raw(upgrade),
+      {
+        status: 403,
+        code: "PERMISSION_DENIED",
+        message: "protocol upgrades are not supported",
+      },
+      "upgrade",
+    );
+  });
+
+  it("still serves a well-formed request written the same way", async () => {
+    const answer = await raw(get());
+    expect(answer.status, answer.raw.slice(0, 300)).to.equal(200);
   });
 });

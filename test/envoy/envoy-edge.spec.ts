@@ -13,6 +13,8 @@ import { expect } from "chai";
 import { SignJWT } from "jose";
 import { ConnectError } from "@connectrpc/connect";
 import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
+import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
+import { rawExchange } from "@commerce/runtime/testing/raw-http-exchange.js";
 import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../scripts/envoy/envoy-process.js";
 import {
   Code,
@@ -291,6 +293,34 @@ describe("Envoy edge", function () {
       code: "PAYLOAD_TOO_LARGE",
       message: "request body exceeds 1048576 bytes",
     });
+    expect(upstream.calls).to.deep.equal([]);
+  });
+
+  // The refusals both edges make are the acceptance suite's (hostile-input.spec.ts).
+  it("answers requests only Envoy refuses with the error body, and calls nothing", async () => {
+    const refusals: [string, string, ErrorBody][] = [
+      [
+        "HTTP/1.0",
+        "GET /api/users/me HTTP/1.0\r\n\r\n",
+        errorBody(426, "UPGRADE_REQUIRED", "HTTP/1.1 or HTTP/2 is required"),
+      ],
+      [
+        "an unknown transfer coding",
+        "POST /api/auth/login HTTP/1.1\r\nhost: x\r\ntransfer-encoding: gzip\r\n\r\n",
+        errorBody(501, "UNIMPLEMENTED", "not implemented"),
+      ],
+      [
+        "a path it cannot normalize",
+        "GET /api/users/me%00 HTTP/1.1\r\nhost: x\r\n\r\n",
+        errorBody(400, "INVALID_ARGUMENT", "malformed HTTP request"),
+      ],
+    ];
+    for (const [what, request, expected] of refusals) {
+      const answer = await rawExchange(base, request);
+      expect(answer.status, `${what}: ${answer.raw}`).to.equal(expected.status);
+      expect(answer.headers.get("content-type"), what).to.equal("application/json");
+      expect(JSON.parse(answer.body), what).to.deep.equal(expected);
+    }
     expect(upstream.calls).to.deep.equal([]);
   });
 

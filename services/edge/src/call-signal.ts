@@ -19,7 +19,8 @@ import {
   type DeadlineSweeper,
 } from "@commerce/runtime/transport/deadline-sweeper.js";
 import type { DualRequest, DualResponse } from "@commerce/runtime/server/dual-protocol-server.js";
-import { errorBodyFromConnectError, sendError } from "./error-response.js";
+import { sendError } from "@commerce/runtime/server/error-body.js";
+import { errorBodyFromConnectError } from "./error-response.js";
 
 export type CallSignals = (req: DualRequest, res: DualResponse, timeoutMs: number) => CallSignal;
 

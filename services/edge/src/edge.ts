@@ -35,7 +35,8 @@ import {
   unbindTraceContext,
 } from "@commerce/runtime/telemetry/trace-context.js";
 import { createCallSignals } from "./call-signal.js";
-import { errorBody, errorBodyFromConnectError, sendError } from "./error-response.js";
+import { errorBody, sendError } from "@commerce/runtime/server/error-body.js";
+import { errorBodyFromConnectError } from "./error-response.js";
 import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
 import { createRouteTable, type Route, type RouteTable } from "./route-table.js";
 import type { TokenVerifier } from "./token-verifier.js";
@@ -152,6 +153,9 @@ export function createEdge(options: EdgeOptions): Edge {
         );
         return;
       }
+      // The request broke off before its end: the client went away, or its body was malformed
+      // and the server refused it itself (protocol-refusals.ts). Nobody is left to answer.
+      if (req.destroyed) return;
       throw error;
     }
 

@@ -1,15 +1,9 @@
 /**
- * The one JSON error body of both edges: `{ "status": 404, "code": "NOT_FOUND", "message": "…" }`
- * (docs/decisions.md "Error body"), and the standard gRPC → HTTP status table (docs/architecture.md §3).
+ * RPC errors in the one JSON error body of both edges (@commerce/runtime/server/error-body.ts),
+ * through the standard gRPC → HTTP status table (docs/architecture.md §3).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { DualResponse } from "@commerce/runtime/server/dual-protocol-server.js";
-
-export interface ErrorBody {
-  readonly status: number;
-  readonly code: string;
-  readonly message: string;
-}
+import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
 
 const statusOfCode: Record<Code, number> = {
   [Code.Canceled]: 499,
@@ -45,20 +39,7 @@ export function errorBodyFromConnectError(error: ConnectError): ErrorBody {
   const status = statusOfCode[error.code];
   // Server-side failures get a fixed text: whatever caused them stays in the service's log.
   const message = status < 500 ? error.rawMessage : (serverMessages[error.code] ?? "internal error");
-  return { status, code: codeName(error.code), message };
-}
-
-export function errorBody(status: number, code: string, message: string): ErrorBody {
-  return { status, code, message };
-}
-
-export function sendError(res: DualResponse, body: ErrorBody): void {
-  const text = JSON.stringify(body);
-  res.writeHead(body.status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-  });
-  res.end(text);
+  return errorBody(status, codeName(error.code), message);
 }
 
 export { ConnectError };

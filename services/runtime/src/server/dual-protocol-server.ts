@@ -2,11 +2,28 @@
  * One TCP port that speaks HTTP/2 cleartext (gRPC, Connect) and HTTP/1.1 (Connect, gRPC-Web,
  * REST, probes). Node's `http2.createServer` only offers `allowHTTP1` with TLS, so the first
  * bytes of each connection decide: the HTTP/2 preface starts with "PRI", no HTTP/1 method does.
+ *
+ * What the HTTP/1 server refuses by itself (a request it cannot parse, headers over the limit, a
+ * missing Host, an unknown expectation, an upgrade, a tunnel) is answered with the one JSON
+ * error body (protocol-refusals.ts), not Node's empty ones.
  */
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
-import { createServer as createHttp1Server } from "node:http";
+import { createServer as createHttp1Server, type ServerResponse } from "node:http";
 import { createServer as createHttp2Server, type Http2Session } from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { sendError, type ErrorBody } from "./error-body.js";
+import {
+  expectationFailed,
+  malformedRequest,
+  maxRequestHeadBytes,
+  maxRequestHeaderCount,
+  refusalOf,
+  requestHeadTooLarge,
+  refusalResponse,
+  tunnelRefused,
+  upgradeRefused,
+} from "./protocol-refusals.js";
 
 /** A handler for requests of both protocols, shaped like Connect's Node adapter. */
 export type DualRequestHandler = ReturnType<typeof connectNodeAdapter>;
@@ -21,6 +38,20 @@ export interface DualProtocolServer {
 
 const http2Preface = Buffer.from("PRI");
 
+/**
+ * How long a refused connection stays open for the client to read the refusal: closing a socket
+ * with unread input resets it, and a reset can discard the answer before it is read.
+ */
+const refusalLingerMs = 1_000;
+
+/** Answers with `refusal` on the connection itself, then closes it. */
+function refuseOnSocket(socket: Duplex, refusal: ErrorBody): void {
+  socket.end(refusalResponse(refusal));
+  // Whatever else the client sends is read and dropped meanwhile.
+  socket.resume();
+  setTimeout(() => socket.destroy(), refusalLingerMs).unref();
+}
+
 export function createDualProtocolServer(handler: DualRequestHandler): DualProtocolServer {
   const sockets = new Set<Socket>();
   const sessions = new Set<Http2Session>();
@@ -30,17 +61,66 @@ export function createDualProtocolServer(handler: DualRequestHandler): DualProto
   let closing = false;
   const http2Sockets = new WeakSet<Socket>();
   const isHttp2 = (socket: Socket): boolean => http2Sockets.has(socket);
-  const http1 = createHttp1Server({ keepAliveTimeout: 65_000 }, (req, res) => {
-    const socket = req.socket;
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-    res.once("close", () => {
-      const left = (inFlight.get(socket) ?? 1) - 1;
-      inFlight.set(socket, left);
-      if (closing && left === 0) socket.destroy();
-    });
-    handler(req, res);
+  // The response being written on each HTTP/1 connection, until it is sent.
+  const answering = new WeakMap<Duplex, ServerResponse>();
+  const refused = new WeakSet<Duplex>();
+  const http1 = createHttp1Server(
+    // A missing Host and too many headers are refused below, so that the refusal carries the
+    // error body; Node would refuse the one with an empty body and truncate the other.
+    {
+      keepAliveTimeout: 65_000,
+      maxHeaderSize: maxRequestHeadBytes,
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      const socket = req.socket;
+      inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+      answering.set(socket, res);
+      res.once("close", () => {
+        const left = (inFlight.get(socket) ?? 1) - 1;
+        inFlight.set(socket, left);
+        if (answering.get(socket) === res) answering.delete(socket);
+        if (closing && left === 0) socket.destroy();
+      });
+      const refusal =
+        req.rawHeaders.length / 2 > maxRequestHeaderCount
+          ? requestHeadTooLarge
+          : req.httpVersionMinor === 1 && req.headers.host === undefined
+            ? malformedRequest
+            : undefined;
+      if (refusal !== undefined) {
+        res.shouldKeepAlive = false;
+        sendError(res, refusal);
+        return;
+      }
+      handler(req, res);
+    },
+  );
+  http1.maxHeadersCount = maxRequestHeaderCount + 1;
+  // A request the parser gave up on (or that timed out): answered on the socket itself, unless
+  // an answer to it has begun, which the refusal would corrupt. The parser reports each further
+  // chunk of such a connection again; only the first counts.
+  http1.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    const started = answering.get(socket)?.headersSent === true;
+    if (!socket.writable || started) {
+      socket.destroy();
+      return;
+    }
+    refuseOnSocket(socket, refusalOf(error.code));
   });
+  // Any expectation but 100-continue, which Node answers with an empty 417 by default. Envoy
+  // passes such a request on, so the services' own answer is the edge's.
+  http1.on("checkExpectation", (_req, res: ServerResponse) => {
+    res.shouldKeepAlive = false;
+    sendError(res, expectationFailed);
+  });
+  // A request to switch protocols (WebSocket, h2c): Node would serve it as a plain request.
+  http1.on("upgrade", (_req, socket: Duplex) => refuseOnSocket(socket, upgradeRefused));
+  http1.on("connect", (_req, socket: Duplex) => refuseOnSocket(socket, tunnelRefused));
   const http2 = createHttp2Server({}, handler);
+  http2.on("checkExpectation", (_req, res: DualResponse) => sendError(res, expectationFailed));
   http2.on("session", (session: Http2Session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
