@@ -10,7 +10,6 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
 import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
 import {
-  expectationFailed,
   malformedRequest,
   requestHeadTooLarge,
   requestTimeout,
@@ -98,13 +97,15 @@ export function localReplyConfig(): JsonObject {
           },
         ],
       }),
+      // A protocol upgrade, which no route allows. (An unknown Expect is passed on: the services'
+      // server answers it, protocol-refusals.ts.)
       mapper(
         { and_filter: { filters: [statusIs(403), celFilter('response.code_details == "upgrade_failed"')] } },
         upgradeRefused,
       ),
+      // A request that stalls (the stream's idle timeout).
       mapper(statusIs(408), requestTimeout),
       mapper(statusIs(413), tooLargeBody),
-      mapper(statusIs(417), expectationFailed),
       mapper(statusIs(426), errorBody(426, "UPGRADE_REQUIRED", "HTTP/1.1 or HTTP/2 is required")),
       mapper(statusIs(431), requestHeadTooLarge),
       // A transfer coding Envoy does not know.
