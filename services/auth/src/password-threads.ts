@@ -73,8 +73,11 @@ export function createPasswordThreads(size: number, options: Argon2Options): Pas
       pending?.resolve(answer);
       next(worker);
     });
-    worker.on("error", (error) => {
-      busy.get(worker)?.reject(error);
+    // Whatever the thread threw: not always an Error (@types/node types it `any`).
+    worker.on("error", (error: unknown) => {
+      busy
+        .get(worker)
+        ?.reject(error instanceof Error ? error : new Error(`a password thread threw ${String(error)}`));
       busy.delete(worker);
     });
     worker.on("exit", () => {
