@@ -1,7 +1,8 @@
 /**
  * Stages the third-party .proto files our contract imports under `.build/proto-deps`, from npm
  * packages, at build time: googleapis' HTTP annotations from `google-proto-files`, the standard
- * gRPC health protocol from `grpc-health-check`, and
+ * gRPC health protocol from `grpc-health-check`, the gRPC server reflection protocol (v1 and
+ * v1alpha, which older clients still ask for) from `@grpc/reflection`, and
  * `buf/validate/validate.proto` printed from the descriptor embedded in `@bufbuild/protovalidate`.
  * Nothing third-party is committed.
  */
@@ -12,6 +13,7 @@ import { file_buf_validate_validate } from "@bufbuild/protovalidate/gen/buf/vali
 import { printProto } from "./print-proto.js";
 
 const googleApiFiles = ["google/api/annotations.proto", "google/api/http.proto", "google/api/httpbody.proto"];
+const reflectionFiles = ["grpc/reflection/v1/reflection.proto", "grpc/reflection/v1alpha/reflection.proto"];
 
 function packageDir(name: string): string {
   return dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
@@ -28,6 +30,11 @@ export function stageProtoDeps(root: string): string {
   const health = join(out, "grpc", "health", "v1", "health.proto");
   mkdirSync(dirname(health), { recursive: true });
   copyFileSync(join(packageDir("grpc-health-check"), "proto", "health", "v1", "health.proto"), health);
+  const reflectionProtos = join(packageDir("@grpc/reflection"), "build", "proto");
+  for (const file of reflectionFiles) {
+    mkdirSync(dirname(join(out, file)), { recursive: true });
+    copyFileSync(join(reflectionProtos, file), join(out, file));
+  }
   const validate = join(out, "buf", "validate", "validate.proto");
   mkdirSync(dirname(validate), { recursive: true });
   writeFileSync(validate, printProto(file_buf_validate_validate.proto));
