@@ -11,7 +11,9 @@ import type { RevokedAccounts } from "../identity/revoked-accounts.js";
  * that was not deleted (a deleted account's tokens are anonymous: 401), the role is held
  * against the method's option, and internal methods answer only requests that prove they come
  * from a peer service. Ownership is the domain's business. `openServices` are protocol services
- * outside our contract (gRPC health) that anyone reaching the port may call.
+ * outside our contract (gRPC health, server reflection) that anyone reaching the port may call:
+ * they carry no access option, so each is let through by name, and any other service without
+ * one fails (methodContract throws).
  */
 export function createAccessInterceptor(
   trust: RequestTrust,

@@ -3,6 +3,7 @@
  * (Connect, gRPC and gRPC-Web over h2c and HTTP/1.1; unary Connect and gRPC calls on a short
  * path of our own, everything else through Connect's Node adapter) and, in embedded mode, an
  * in-process transport that the local edge and the other services call without a network hop.
+ * Beside the services it is given, every host serves gRPC health and server reflection.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor, Transport } from "@connectrpc/connect";
@@ -25,6 +26,7 @@ import {
 import { registerHealthService } from "./health-service.js";
 import { createUnaryRpcHandler } from "./unary-rpc-handler.js";
 import { createInProcessTransport, type ServiceRegistrar } from "../transport/in-process-transport.js";
+import { createReflectionRoutes, reflectionServices } from "../reflection/reflection-service.js";
 import { Health } from "../../gen/grpc/health/v1/health_pb.js";
 
 /** What a service contributes to a host: its RPC implementations. */
@@ -69,17 +71,28 @@ const unlimitedSignalListeners: Interceptor = (next) => (req) => {
   return next(req);
 };
 
+/**
+ * The protocol services every host serves beside its own, which answer without credentials:
+ * gRPC health, since probes carry none, and server reflection, since it tells only the schema
+ * and every method it describes still demands its own credential (docs/decisions.md "Server
+ * reflection"). Nothing else is open.
+ */
+const openServices: readonly string[] = [Health.typeName, ...reflectionServices.map((s) => s.typeName)];
+
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const interceptors: Interceptor[] = [
     ...(options.telemetry === undefined ? [] : [createServerTelemetryInterceptor(options.telemetry)]),
     createErrorInterceptor(options.logger),
-    createAccessInterceptor(options.trust, options.revoked, [Health.typeName]),
+    createAccessInterceptor(options.trust, options.revoked, openServices),
     createValidationInterceptor(),
   ];
-  const serviceNames = options.routes.flatMap((r) => r.services.map((s) => s.typeName));
+  const services = options.routes.flatMap((r) => r.services);
+  const serviceNames = services.map((s) => s.typeName);
+  const reflection = createReflectionRoutes([...services, Health]);
   const routes = (router: ServiceRegistrar): void => {
     for (const r of options.routes) r.register(router);
     registerHealthService(router, serviceNames, options.isReady);
+    reflection(router);
   };
   const shutdown = new AbortController();
   // Every call in flight listens to it until it ends: no listener limit applies.
