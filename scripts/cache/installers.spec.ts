@@ -23,6 +23,7 @@ import { kubeVersions } from "../k8s/kube-versions.js";
 import { ensureKubeconform } from "../k8s/kubeconform.js";
 import { ensureKwok } from "../k8s/kwok.js";
 import { ensureSkaffold } from "../k8s/skaffold.js";
+import { ensureGrpcurl, grpcurlVersion } from "../testing/grpcurl.js";
 
 const run = promisify(execFile);
 const callers = 3;
@@ -119,6 +120,11 @@ describe("installers on an empty cache, each requested several times at once", f
       (error: unknown) => String((error as { stdout?: string }).stdout),
     );
     expect(refused).to.include("Invalid: 1");
+  });
+
+  it("builds grpcurl once, and it reports its version", async () => {
+    const grpcurl = await onceForAll(() => ensureGrpcurl(options));
+    expect(await printed(grpcurl, ["-version"])).to.equal(`grpcurl ${grpcurlVersion}\n`);
   });
 
   it("builds etcd once, and it runs", async () => {
