@@ -13,6 +13,7 @@ import { readPaymentSettings, type PaymentSettings } from "@commerce/payment/pay
 import { readProductSettings } from "@commerce/product/product-settings.js";
 import type { ProductOptions } from "@commerce/product/server.js";
 import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
+import { readCorsSettings, type CorsSettings } from "@commerce/edge/cors-settings.js";
 import {
   readInfraSettings,
   readProcessSettings,
@@ -53,6 +54,8 @@ export interface EmbeddedConfig {
   readonly generatedAdmin: { readonly email: string; readonly password: string } | undefined;
   /** The `OTEL_*` variables: tracing of the edge and of each module under its own name. */
   readonly telemetry: TelemetrySettings;
+  /** The `CORS_*` variables: which browser apps on other origins may call the edge. */
+  readonly cors: CorsSettings;
 }
 
 export const generatedAdminEmail = "admin@commerce.local";
@@ -101,5 +104,6 @@ export function loadEmbeddedConfig(
     peerSecret: reader.headerSecret("PEER_SECRET", minSecretLength) ?? "",
     generatedAdmin,
     telemetry: readTelemetrySettings(reader),
+    cors: readCorsSettings(reader),
   });
 }

@@ -150,6 +150,7 @@ export async function startPlatform({
     logger: logger.child({ service: "edge" }),
     isReady: () => ready,
     telemetry: telemetry.forService("edge"),
+    cors: config.cors,
     ...(edgeTimeoutMs === undefined ? {} : { timeoutMs: edgeTimeoutMs }),
   });
   const edgeServer = createDualProtocolServer(edge.handler);

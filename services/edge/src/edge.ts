@@ -8,6 +8,7 @@
  *   3. transcodes REST to the RPC and the response back to JSON (success status, bare arrays);
  *   4. maps RPC errors with the standard table to one JSON error body; 404 for unknown paths,
  *      405 for a known path with another method, 413 above the body limit.
+ *   5. lets the browser apps of the allowed origins call it: CORS headers, preflights (cors.ts).
  * It is generic: routes come from the descriptors, so a new annotated RPC needs no change here.
  * Each upstream call carries the request's deadline and is cancelled when the client goes away.
  * With tracing on, each request is a SERVER span (Envoy's part in embedded mode), child of the
@@ -35,6 +36,8 @@ import {
   unbindTraceContext,
 } from "@commerce/runtime/telemetry/trace-context.js";
 import { createCallSignals } from "./call-signal.js";
+import { createCors } from "./cors.js";
+import { noCors, type CorsSettings } from "./cors-settings.js";
 import { errorBody, sendError } from "@commerce/runtime/server/error-body.js";
 import { errorBodyFromConnectError } from "./error-response.js";
 import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
@@ -56,6 +59,8 @@ export interface EdgeOptions {
   readonly isReady: () => boolean;
   /** The edge's tracer (`commerce-edge`); absent or off: no span. */
   readonly telemetry?: ServiceTelemetry;
+  /** Browser apps on other origins allowed to call the API (cors.ts); none by default. */
+  readonly cors?: CorsSettings;
 }
 
 export interface Edge {
@@ -96,11 +101,13 @@ export function createEdge(options: EdgeOptions): Edge {
   const transports = new Map(options.services.map((s) => [s, options.transportFor(s)]));
   const timeoutMs = options.timeoutMs ?? 30_000;
   const callSignals = createCallSignals();
+  const cors = createCors(options.cors ?? noCors, routes);
 
   async function serve(req: DualRequest, res: DualResponse, traced?: RequestSpan): Promise<void> {
     const target = req.url ?? "/";
     const queryAt = target.indexOf("?");
     const pathname = queryAt < 0 ? target : target.slice(0, queryAt);
+    if (cors(req, res, pathname)) return;
     if (pathname === "/healthz" || pathname === "/readyz") {
       probe(res, pathname, options.isReady);
       return;
