@@ -2,7 +2,7 @@
  * What the service-port suite needs to know about the deployment under test, from the
  * environment (what `npm run cluster:up` prints; in embedded mode every service shares one port):
  *   AUTH_SERVICE_URL, USER_SERVICE_URL, PRODUCT_SERVICE_URL, ORDER_SERVICE_URL,
- *   NOTIFICATION_SERVICE_URL, ANALYTICS_SERVICE_URL
+ *   NOTIFICATION_SERVICE_URL, PAYMENT_SERVICE_URL, ANALYTICS_SERVICE_URL
  *                              each service's own gRPC port, e.g. http://127.0.0.1:10001
  *   EDGE_SECRET, PEER_SECRET   the deployment's credentials, to show that they are what works
  * Calls go over gRPC on HTTP/2 cleartext, as Envoy and the peers make them.
@@ -12,7 +12,17 @@ import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 
-export type ServiceName = "auth" | "user" | "product" | "order" | "notification" | "analytics";
+export type ServiceName = "auth" | "user" | "product" | "order" | "notification" | "payment" | "analytics";
+
+export const serviceNames: readonly ServiceName[] = [
+  "auth",
+  "user",
+  "product",
+  "order",
+  "notification",
+  "payment",
+  "analytics",
+];
 
 function required(name: string): string {
   const value = process.env[name];
@@ -22,9 +32,13 @@ function required(name: string): string {
   return value;
 }
 
+/** The service's own port, `http://host:port`. */
+export function serviceUrl(service: ServiceName): string {
+  return required(`${service.toUpperCase()}_SERVICE_URL`);
+}
+
 export function serviceClient<S extends DescService>(service: ServiceName, api: S): Client<S> {
-  const baseUrl = required(`${service.toUpperCase()}_SERVICE_URL`);
-  return createClient(api, createGrpcTransport({ baseUrl }));
+  return createClient(api, createGrpcTransport({ baseUrl: serviceUrl(service) }));
 }
 
 /** Which credentials a call presents. */
