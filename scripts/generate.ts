@@ -1,7 +1,9 @@
 /**
  * `npm run generate`: the one command that turns proto/ into code.
  *   1. stages third-party imports under .build/proto-deps (scripts/codegen/stage-deps.ts);
- *   2. `buf generate` writes TypeScript to services/runtime/gen (not committed).
+ *   2. `buf generate` writes TypeScript to services/runtime/gen (not committed);
+ *   3. the API's description, OpenAPI 3.1, from the routes of that code and the comments of
+ *      proto/, to services/runtime/gen/openapi.json (scripts/codegen/openapi).
  * With --if-stale (run before `npm start` and `npm test`) it does nothing when the inputs'
  * fingerprint matches the one recorded by the last run. Runs started at once (`npm start` and
  * `npm test` side by side) take turns on a lock (scripts/cache/file-lock.ts): the second finds
@@ -51,8 +53,10 @@ if (!(ifStale && upToDate())) {
     execFileSync(buf, ["generate"], { cwd: root, stdio: "inherit" });
     // buf generates imports too; buf.validate comes from @bufbuild/protovalidate (rewrite_imports).
     rmSync(join(genDir, "buf"), { recursive: true, force: true });
+    // Imported now: it reads the code just generated.
+    const { writeOpenApiDocument } = await import("./codegen/openapi/write-openapi.js");
+    await writeOpenApiDocument(root);
     writeFileSync(stampFile, current);
     console.log(`generated ${filesUnder(genDir).length - 1} files into ${relative(root, genDir)}`);
-    return Promise.resolve();
   });
 }

@@ -23,15 +23,21 @@ export interface Contract {
   readonly deployments: ReadonlyMap<string, readonly DescService[]>;
 }
 
-/** Builds the descriptor set of proto/ with buf (staging third-party imports first). */
-export async function buildDescriptorSet(repoRoot: string): Promise<Uint8Array> {
+/**
+ * Builds the descriptor set of proto/ with buf (staging third-party imports first). Source info
+ * (the comments) is for humans: Envoy needs none; the API's description reads it.
+ */
+export async function buildDescriptorSet(
+  repoRoot: string,
+  options: { readonly sourceInfo?: boolean } = {},
+): Promise<Uint8Array> {
   stageProtoDeps(repoRoot);
   const scratch = await mkdtemp(join(tmpdir(), "commerce-descriptors-"));
   try {
     const out = join(scratch, "contract.binpb");
     const buf = join(repoRoot, "node_modules", ".bin", "buf");
-    // Source info is for humans reading descriptors; Envoy and the generator need none.
-    await run(buf, ["build", "--exclude-source-info", "-o", out], { cwd: repoRoot });
+    const flags = options.sourceInfo === true ? [] : ["--exclude-source-info"];
+    await run(buf, ["build", ...flags, "-o", out], { cwd: repoRoot });
     return new Uint8Array(await readFile(out));
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -1,11 +1,18 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { requireCaller } from "@commerce/runtime/identity/caller.js";
 import { fromMinorUnits } from "@commerce/runtime/money/minor-units.js";
-import type { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
+import { methodContract } from "@commerce/runtime/contract/method-contract.js";
+import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import type { Payments } from "./payments.js";
 
-/** The gateway's signature of the callback's raw body. */
-export const paymentSignatureHeader = "x-payment-signature";
+/** The gateway's signature of the callback's raw body: the header the contract names. */
+export const paymentSignatureHeader = signatureHeaderOf();
+
+function signatureHeaderOf(): string {
+  const header = methodContract(PaymentService.method.handleCallback).signatureHeader;
+  if (header === undefined) throw new Error("HandleCallback's contract names no signature header");
+  return header.toLowerCase();
+}
 
 /** REST: /api/payments/create, /api/payments/my, /api/payments/callback. */
 export function createPaymentHandler(payments: Payments): ServiceImpl<typeof PaymentService> {

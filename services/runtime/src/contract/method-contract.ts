@@ -1,6 +1,7 @@
 /**
  * Reads the custom method option `(commerce.options.v1.contract)` — the single place where a
- * method's access rule, success status and bare-array field are written (proto/commerce/options).
+ * method's access rule, success status, bare-array field and own error statuses are written
+ * (proto/commerce/options).
  * Both the edge and the services' access interceptor read it through here.
  */
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
@@ -14,6 +15,10 @@ export interface MethodContract {
   readonly successStatus: number;
   /** Name of the repeated response field that is the JSON response, or undefined. */
   readonly unwrap: string | undefined;
+  /** The HTTP statuses of the method's own refusals (404, 403, 409, 429), for its description. */
+  readonly errorStatuses: readonly number[];
+  /** The request header that carries a signature of the raw body, for a signed public method. */
+  readonly signatureHeader: string | undefined;
 }
 
 const cache = new WeakMap<DescMethod, MethodContract>();
@@ -31,6 +36,8 @@ export function methodContract(method: DescMethod): MethodContract {
       access: option.access,
       successStatus: option.successStatus === 0 ? 200 : option.successStatus,
       unwrap: option.unwrap === "" ? undefined : option.unwrap,
+      errorStatuses: option.errorStatuses,
+      signatureHeader: option.signatureHeader === "" ? undefined : option.signatureHeader,
     };
     cache.set(method, found);
   }
