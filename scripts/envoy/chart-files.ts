@@ -7,6 +7,8 @@
  *   helm/files/envoy-traced.yaml   the same with Envoy's tracer (tracing.ts), which the chart
  *                              takes when `otel.endpoint` is set, filling in the collector's
  *                              endpoint, host and port placeholders;
+ *                              in both, the chart fills in the CORS placeholders from
+ *                              `envoy.cors` (cors.ts);
  *   helm/files/contract.binpb  the descriptor set Envoy's transcoder loads (a ConfigMap's
  *                              binaryData);
  *   helm/files/services.json   the service catalog (scripts/cluster/service-catalog.ts): each
@@ -37,9 +39,21 @@ export const otlpPlaceholders = {
   samplePercent: "__OTLP_SAMPLE_PERCENT__",
 } as const;
 
+/**
+ * Stand for the chart's `envoy.cors` values: the JSON list of the origins' string matchers
+ * (`[{"exact":"https://shop.example.com"}]`, `[]` for none), `, <name>` per extra request
+ * header, and the max age as a quoted number.
+ */
+export const corsPlaceholders = {
+  allowedOrigins: "__CORS_ALLOWED_ORIGINS__",
+  allowedHeaders: "__CORS_ALLOWED_HEADERS__",
+  maxAgeSeconds: "__CORS_MAX_AGE__",
+} as const;
+
 /** In-cluster defaults (envoy/README.md) with the chart's release-prefixed Service names. */
 export const chartEnvoyOptions: EnvoyOptions = {
   ...defaultEnvoyOptions,
+  cors: corsPlaceholders,
   upstreams: new Map(
     defaultDeployments.map((name) => [
       name,

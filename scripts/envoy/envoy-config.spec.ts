@@ -93,7 +93,8 @@ describe("renderEnvoyConfig", () => {
     const deployed = publicServices.filter((s) => defaultDeployments.includes(deploymentOf(s)));
     const expected = createRouteTable(deployed).routes;
     expect(expected.length).to.be.greaterThan(20);
-    const bound = routesOf(config).filter((r) => r.route !== undefined);
+    // Refusal routes (`* <template>`, `* /api/`) name a cluster too, for the CORS filter.
+    const bound = routesOf(config).filter((r) => r.route !== undefined && !r.name.startsWith("* "));
     expect(bound.map((r) => r.name).sort()).to.deep.equal(
       expected.map((r) => `${r.verb} ${r.template}`).sort(),
     );
@@ -179,6 +180,7 @@ describe("renderEnvoyConfig", () => {
       "* /api/auth/login",
       "POST /api/auth/register",
       "* /api/auth/register",
+      "* /api/",
     ]);
   });
 
@@ -199,7 +201,7 @@ describe("renderEnvoyConfig", () => {
     );
   });
 
-  it("answers other methods of a known path with 405, Allow and the error body", () => {
+  it("answers other methods of a known path with 405, Allow and the error body, and unknown paths under /api/ with 404, through the REST filter", () => {
     const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
     const names = routesOf(config).map((r) => r.name);
     const addresses = routeNamed(config, "* /api/users/addresses/{address_id}");
@@ -207,22 +209,43 @@ describe("renderEnvoyConfig", () => {
       names.indexOf("DELETE /api/users/addresses/{address_id}") + 1,
     );
     expect(addresses.match.safe_regex?.regex).to.equal("/api/users/addresses/[^/]+/?");
-    expect(addresses.direct_response?.status).to.equal(405);
-    expect(JSON.parse(addresses.direct_response?.body.inline_string ?? "")).to.deep.equal({
+    expect(addresses.route?.cluster).to.equal("user");
+    expect(addresses.direct_response).to.equal(undefined);
+    const refusal = addresses.metadata?.filter_metadata["commerce.rest"]["refusal"] as Record<
+      string,
+      unknown
+    >;
+    expect(refusal).to.include({ status: 405, allow: "PUT, DELETE" });
+    expect(JSON.parse(String(refusal["body"]))).to.deep.equal({
       status: 405,
       code: "METHOD_NOT_ALLOWED",
       message: "use PUT or DELETE for this path",
     });
-    expect(addresses.response_headers_to_add?.find((h) => h.header.key === "allow")?.header.value).to.equal(
-      "PUT, DELETE",
-    );
+    const unknown = routesOf(config).at(-1);
+    expect(unknown?.name).to.equal("* /api/");
+    expect(unknown?.match).to.deep.equal({ prefix: "/api/" });
+    expect(unknown?.metadata?.filter_metadata["commerce.rest"]).to.deep.equal({
+      refusal: {
+        status: 404,
+        body: JSON.stringify({ status: 404, code: "NOT_FOUND", message: "no route for this path" }),
+      },
+    });
+    // A large body gets the refusal, not a 413: the local edge refuses before reading it.
+    for (const route of [addresses, unknown]) {
+      expect(route?.typed_per_filter_config?.["envoy.filters.http.buffer"]).to.deep.equal({
+        "@type": "type.googleapis.com/envoy.extensions.filters.http.buffer.v3.BufferPerRoute",
+        disabled: true,
+      });
+    }
   });
 
-  it("first drops what only the edge may set: identity, credential and x-envoy-* headers", () => {
+  it("first drops what only the edge may set (identity, credential and x-envoy-* headers) and says every answer varies with Origin", () => {
     const filters = manager(renderEnvoyConfig(contract, defaultEnvoyOptions)).http_filters;
     expect(filters.map((f) => f.name)).to.deep.equal([
       "envoy.filters.http.header_mutation",
       "commerce.bearer",
+      "commerce.preflight",
+      "envoy.filters.http.cors",
       "envoy.filters.http.jwt_authn",
       "envoy.filters.http.buffer",
       "commerce.rest",
@@ -238,6 +261,9 @@ describe("renderEnvoyConfig", () => {
         { remove: "x-commerce-edge-auth" },
         { remove: "x-commerce-peer-auth" },
         { remove_on_match: { key_matcher: { prefix: "x-envoy-" } } },
+      ],
+      response_mutations: [
+        { append: { header: { key: "vary", value: "Origin" }, append_action: "APPEND_IF_EXISTS_OR_ADD" } },
       ],
     });
   });

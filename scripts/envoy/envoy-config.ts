@@ -2,23 +2,27 @@
  * The whole Envoy configuration of the REST edge, rendered from the contract and the options
  * (envoy/README.md says what it expects at run time). Filter order, and why:
  *   1. header_mutation   drops what only the edge may set: client-sent identity headers, our
- *                        credential headers, every x-envoy-* header (Envoy obeys some);
+ *                        credential headers, every x-envoy-* header (Envoy obeys some); says
+ *                        `Vary: Origin` on every answer;
  *   2. bearer (Lua)      spells the bearer scheme the way jwt_authn matches it;
- *   3. jwt_authn         HS512 tokens with `exp`, on the routes whose method is not public;
+ *   3. preflight (Lua), cors   CORS (cors.ts), before anything that could refuse a preflight;
+ *   4. jwt_authn         HS512 tokens with `exp`, on the routes whose method is not public;
  *                        `sub` → x-user-email, `role` → x-user-role, `uid` → x-user-id;
- *   4. buffer            the 1 MiB body limit (413);
- *   5. REST (Lua)        role, query, body checks; on the way back success status, bare
+ *   5. buffer            the 1 MiB body limit (413);
+ *   6. REST (Lua)        role, query, body checks; on the way back success status, bare
  *                        arrays and the error body. It sits before the transcoder so that it
  *                        sees JSON in both directions;
- *   6. grpc_json_transcoder   REST ⇄ gRPC;
- *   7. credential_injector    `x-commerce-edge-auth` on every upstream request, from a file;
- *   8. router.
+ *   7. grpc_json_transcoder   REST ⇄ gRPC;
+ *   8. credential_injector    `x-commerce-edge-auth` on every upstream request, from a file;
+ *   9. router.
  * With a collector configured, the connection manager traces every request (tracing.ts).
  */
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { stringify } from "yaml";
+import { noCors } from "@commerce/edge/cors-settings.js";
 import { createRouteTable, type Route } from "@commerce/edge/route-table.js";
 import type { Contract } from "./contract-descriptors.js";
+import { corsFilters, corsVirtualHostConfig, varyOnOrigin } from "./cors.js";
 import { deploymentOf } from "./contract-descriptors.js";
 import { validateEnvoyOptions, type EnvoyOptions, type HostPort } from "./envoy-options.js";
 import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server/protocol-refusals.js";
@@ -88,10 +92,12 @@ function httpFilters(
             ].map((name) => ({ remove: name })),
             { remove_on_match: { key_matcher: { prefix: "x-envoy-" } } },
           ],
+          response_mutations: [varyOnOrigin],
         },
       }),
     },
     luaFilter("commerce.bearer", bearerFilterSource()),
+    ...corsFilters(),
     {
       name: "envoy.filters.http.jwt_authn",
       typed_config: typed("envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication", {
@@ -202,6 +208,7 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
                             name: "rest",
                             domains: ["*"],
                             request_headers_to_remove: ["authorization"],
+                            typed_per_filter_config: corsVirtualHostConfig(options.cors ?? noCors),
                             routes: [
                               probeRoute("/healthz", "ok"),
                               probeRoute("/readyz", "ready"),

@@ -8,6 +8,7 @@
  */
 
 import { deployableServices } from "../cluster/service-catalog.js";
+import type { EnvoyCors } from "./cors.js";
 import type { OtlpExport } from "./tracing.js";
 
 export interface HostPort {
@@ -33,6 +34,8 @@ export interface EnvoyOptions {
   readonly edgeCredentialPath: string;
   /** Where Envoy's tracer sends its spans (tracing.ts); no tracing when unset. */
   readonly otlp?: OtlpExport | undefined;
+  /** Browser apps on other origins allowed to call the API (cors.ts); none when unset. */
+  readonly cors?: EnvoyCors | undefined;
 }
 
 /** The services the edge routes to (the analytics stream processor has no API). */

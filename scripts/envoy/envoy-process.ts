@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDescriptorSet, loadContract } from "./contract-descriptors.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
+import type { EnvoyCors } from "./cors.js";
 import type { HostPort } from "./envoy-options.js";
 import { writeEnvoySecrets, type EnvoySecrets } from "./envoy-secrets.js";
 import type { OtlpExport } from "./tracing.js";
@@ -37,6 +38,8 @@ export interface EnvoyProcessOptions {
   readonly dir?: string;
   /** Trace every request into this OTLP/HTTP collector (tracing.ts); no tracing when unset. */
   readonly otlp?: OtlpExport | undefined;
+  /** Browser apps on other origins allowed to call the API (cors.ts); none when unset. */
+  readonly cors?: EnvoyCors | undefined;
 }
 
 export interface EnvoyProcess {
@@ -89,6 +92,7 @@ export async function startEnvoyProcess(options: EnvoyProcessOptions): Promise<E
       descriptorPath,
       ...secretFiles,
       otlp: options.otlp,
+      cors: options.cors,
     }),
   );
 

@@ -19,6 +19,8 @@
 -- Each bound route carries its facts in metadata under this filter's name: status, identity,
 -- unwrap, input, body ("object", "array", "raw" or "value"), body_type, query, path (the
 -- path template, when it has variables).
+-- A refusal route (another method of a known path, an unknown path under /api/) carries its
+-- answer instead: refusal = { status, body (the error body's JSON), allow (the methods, if any) }.
 
 local not_json = "request body is not valid JSON"
 
@@ -513,9 +515,23 @@ local function acceptable_token(handle)
     and uid <= 4294967295
 end
 
+-- The answer of a refusal route, given whole in its metadata (scripts/envoy/rest-routes.ts).
+local function refuse(handle)
+  local refusal = handle:metadata():get("refusal")
+  if refusal == nil then
+    return
+  end
+  local headers = { [":status"] = tostring(refusal.status), ["content-type"] = "application/json" }
+  if refusal.allow ~= nil then
+    headers["allow"] = refusal.allow
+  end
+  handle:respond(headers, refusal.body)
+end
+
 function envoy_on_request(handle)
   local route = route_of(handle)
   if route == nil then
+    refuse(handle)
     return
   end
   local headers = handle:headers()

@@ -4,15 +4,18 @@
  *   - per path template and method, a route to the service's cluster, with the facts the REST
  *     filter needs in its metadata and the JWT requirement of the method's access option;
  *   - per path template, a 405 answer with `Allow` for every other method;
+ *   - last, a 404 answer for any other path under /api/;
  * ordered as the local edge matches (a literal segment before a variable), so that
- * `/api/orders/my` is ListMyOrders and not GetOrder. Nothing else under /api/ is routed:
- * internal RPCs have no HTTP rule, so no path reaches them.
+ * `/api/orders/my` is ListMyOrders and not GetOrder. Nothing else under /api/ reaches a
+ * service: internal RPCs have no HTTP rule, so no path reaches them.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Access } from "@commerce/runtime/contract/method-contract.js";
 import { parsePathTemplate, type TemplateSegment } from "@commerce/edge/path-template.js";
 import type { HttpVerb, Route } from "@commerce/edge/route-table.js";
-import { errorBody } from "@commerce/runtime/server/error-body.js";
+import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
+import { corsRefusalConfig } from "./cors.js";
+import { noRouteBody } from "./local-replies.js";
 import { bodyBinding } from "./request-schema.js";
 
 /** The route metadata namespace: the REST filter's name (Lua reads metadata under its name). */
@@ -24,6 +27,8 @@ export const routeTimeoutSeconds = 30;
 
 const jwtFilterName = "envoy.filters.http.jwt_authn";
 const jwtPerRouteType = "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig";
+const bufferFilterName = "envoy.filters.http.buffer";
+const bufferPerRouteType = "type.googleapis.com/envoy.extensions.filters.http.buffer.v3.BufferPerRoute";
 
 /** Escapes a literal for RE2. */
 function regexLiteral(text: string): string {
@@ -105,34 +110,68 @@ function boundRoute(route: Route, regex: string, cluster: string): JsonObject {
   };
 }
 
-function methodNotAllowed(template: string, regex: string, allow: readonly HttpVerb[]): JsonObject {
-  const body = errorBody(405, "METHOD_NOT_ALLOWED", `use ${allow.join(" or ")} for this path`);
+/**
+ * A refusal under /api/, answered by the REST filter from the route's metadata (`refusal`:
+ * status, error body, `Allow`) rather than as a direct response, so that Envoy's CORS filter,
+ * which ignores direct responses, acts on it (cors.ts): a preflight is an OPTIONS request, and
+ * an allowed origin reads the error body. The cluster is only named: the REST filter answers
+ * before the router. The body is not buffered, so a large one is refused as the local edge
+ * refuses it, before it is read.
+ */
+function refusal(
+  name: string,
+  match: JsonObject,
+  cluster: string,
+  body: ErrorBody,
+  allow: readonly HttpVerb[],
+): JsonObject {
   return {
-    name: `* ${template}`,
-    match: { safe_regex: { regex } },
-    direct_response: { status: 405, body: { inline_string: JSON.stringify(body) } },
-    response_headers_to_add: [
-      { header: { key: "allow", value: allow.join(", ") }, append_action: "OVERWRITE_IF_EXISTS_OR_ADD" },
-      {
-        header: { key: "content-type", value: "application/json" },
-        append_action: "OVERWRITE_IF_EXISTS_OR_ADD",
+    name,
+    match,
+    route: { cluster, timeout: `${routeTimeoutSeconds}s` },
+    metadata: {
+      filter_metadata: {
+        [restFilterName]: {
+          refusal: {
+            status: body.status,
+            body: JSON.stringify(body),
+            ...(allow.length === 0 ? {} : { allow: allow.join(", ") }),
+          },
+        },
       },
-    ],
+    },
+    typed_per_filter_config: {
+      [bufferFilterName]: { "@type": bufferPerRouteType, disabled: true },
+      ...corsRefusalConfig(allow),
+    },
   };
+}
+
+function methodNotAllowed(
+  template: string,
+  regex: string,
+  cluster: string,
+  allow: readonly HttpVerb[],
+): JsonObject {
+  const body = errorBody(405, "METHOD_NOT_ALLOWED", `use ${allow.join(" or ")} for this path`);
+  return refusal(`* ${template}`, { safe_regex: { regex } }, cluster, body, allow);
 }
 
 /**
  * The routes of `routes` (each bound to the cluster `clusterOf` names), most specific template
- * first, each template's methods followed by its 405.
+ * first, each template's methods followed by its 405, and the 404 of every other path under
+ * /api/ last.
  */
 export function restRoutes(routes: readonly Route[], clusterOf: (route: Route) => string): JsonObject[] {
+  const [first] = routes;
+  if (first === undefined) return [];
   const byTemplate = new Map<string, Route[]>();
   for (const route of routes)
     byTemplate.set(route.template, [...(byTemplate.get(route.template) ?? []), route]);
   const templates = [...byTemplate.keys()]
     .map((template) => ({ template, segments: parsePathTemplate(template) }))
     .sort((a, b) => compareTemplates(a.segments, b.segments));
-  return templates.flatMap(({ template }) => {
+  const perTemplate = templates.flatMap(({ template }) => {
     const bound = byTemplate.get(template) ?? [];
     const regex = templateRegex(template);
     return [
@@ -140,8 +179,10 @@ export function restRoutes(routes: readonly Route[], clusterOf: (route: Route) =
       methodNotAllowed(
         template,
         regex,
+        clusterOf(bound[0] ?? first),
         bound.map((route) => route.verb),
       ),
     ];
   });
+  return [...perTemplate, refusal("* /api/", { prefix: "/api/" }, clusterOf(first), noRouteBody, [])];
 }

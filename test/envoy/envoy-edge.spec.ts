@@ -84,6 +84,7 @@ async function closedPort(): Promise<number> {
 }
 
 const json = { "content-type": "application/json" };
+const shop = "https://shop.example.test";
 const login = JSON.stringify({ email: "a@example.test", password: "correct horse" });
 
 describe("Envoy edge", function () {
@@ -103,6 +104,7 @@ describe("Envoy edge", function () {
         ["product", [{ host: "127.0.0.1", port: await closedPort() }]],
       ]),
       secrets: { jwtSecret, edgeSecret },
+      cors: { allowedOrigins: [shop], allowedHeaders: [], maxAgeSeconds: 600 },
     });
     base = envoy.baseUrl;
   });
@@ -351,6 +353,41 @@ describe("Envoy edge", function () {
     const call = upstream.calls[0];
     expect(call?.httpBody).to.deep.equal({ contentType: "application/json; charset=utf-8", data: raw });
     expect(call?.headers["x-payment-signature"]).to.equal("sig-123");
+  });
+
+  // The CORS filter ignores direct responses, so refusals under /api/ are routes that name a
+  // cluster and that the REST filter answers (scripts/envoy/cors.ts, rest-routes.ts).
+  it("answers preflights and refusals under /api/ itself, calling nothing, even when the named service is down", async () => {
+    const preflight = await send(base, "OPTIONS", "/api/products", {
+      origin: shop,
+      "access-control-request-method": "POST",
+    });
+    expect(preflight.status, preflight.text).to.equal(204);
+    expect(preflight.headers["access-control-allow-methods"]).to.equal("GET, POST");
+    const refused = await send(base, "OPTIONS", "/api/products", {
+      origin: "https://elsewhere.example.test",
+      "access-control-request-method": "POST",
+    });
+    expect(refused.status, refused.text).to.equal(405);
+    expect(refused.headers["allow"]).to.equal("GET, POST");
+    const wrongMethod = await send(base, "DELETE", "/api/categories", { origin: shop });
+    expect(wrongMethod.status, wrongMethod.text).to.equal(405);
+    expect(wrongMethod.headers["access-control-allow-origin"]).to.equal(shop);
+    expect(upstream.calls).to.deep.equal([]);
+  });
+
+  it("refuses another method or an unknown path before reading a body over 1 MiB, as the local edge does", async () => {
+    const body = "x".repeat(2 * 1024 * 1024);
+    const wrongMethod = await send(base, "PATCH", "/api/auth/login", json, body);
+    expect(wrongMethod.status, wrongMethod.text).to.equal(405);
+    expect(JSON.parse(wrongMethod.text)).to.deep.equal({
+      status: 405,
+      code: "METHOD_NOT_ALLOWED",
+      message: "use POST for this path",
+    });
+    const unknown = await send(base, "POST", "/api/nothing-here", json, body);
+    expect(unknown.status, unknown.text).to.equal(404);
+    expect(upstream.calls).to.deep.equal([]);
   });
 
   it("answers its own probes", async () => {
