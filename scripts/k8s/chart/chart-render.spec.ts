@@ -309,6 +309,16 @@ describe("the Helm chart rendered per profile", function () {
       "envoy:\n  service:\n    type: NodePorts\n",
       /at '\/envoy\/service\/type'/,
     ],
+    [
+      "a CORS origin with a path",
+      "envoy:\n  cors:\n    allowedOrigins: [https://shop.example.com/]\n",
+      /at '\/envoy\/cors\/allowedOrigins\/0': 'https:\/\/shop.example.com\/' does not match pattern/,
+    ],
+    [
+      "a CORS wildcard beside an origin",
+      'envoy:\n  cors:\n    allowedOrigins: ["*", https://shop.example.com]\n',
+      /at '\/envoy\/cors\/allowedOrigins': maxItems: got 2, want 1/,
+    ],
   ];
   for (const [what, values, message] of badValues) {
     it(`refuses a values file with ${what}, saying where`, async () => {

@@ -140,6 +140,31 @@ describe("the chart's Envoy pod", function () {
     expect(config).not.to.include("__OTLP_");
   });
 
+  it("with envoy.cors, lets the browser apps of those origins call the API, and Envoy accepts it", async () => {
+    const manifests = await renderChart(await ensureHelm(), release, "default", [
+      "--set-json",
+      'envoy.cors.allowedOrigins=["https://shop.example.com","http://localhost:5173"]',
+      "--set-json",
+      'envoy.cors.allowedHeaders=["X-Request-Id","traceparent"]',
+      "--set-json",
+      "envoy.cors.maxAgeSeconds=3600",
+    ]);
+    const config = await validatePod(manifests, "cors");
+    expect(config).to.include(
+      'allow_origin_string_match: [{"exact":"https://shop.example.com"},{"exact":"http://localhost:5173"}]\n',
+    );
+    expect(config).to.include("allow_headers: authorization, content-type, x-request-id, traceparent\n");
+    expect(config).to.include('max_age: "3600"\n');
+    expect(config).not.to.include("__CORS_");
+  });
+
+  it("allows no origin by default, and Envoy accepts that too", async () => {
+    const config = await validatePod(await renderChart(await ensureHelm(), release, "default"), "no-cors");
+    expect(config).to.include("allow_origin_string_match: []\n");
+    expect(config).to.include("allow_headers: authorization, content-type\n");
+    expect(config).not.to.include("__CORS_");
+  });
+
   it("refuses an otel.endpoint Envoy's tracer cannot reach in plain HTTP", async () => {
     const rendering = await helmTemplate(await ensureHelm(), release, "default", [
       "--set",
