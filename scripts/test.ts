@@ -144,6 +144,8 @@ try {
     ADMIN_PASSWORD: secret(12),
     PAYMENT_KEY_SECRET: secret(32),
     PAYMENT_WEBHOOK_SECRET: secret(32),
+    // The browser app's origin the acceptance suite calls from (test/acceptance/cors.spec.ts).
+    CORS_ALLOWED_ORIGINS: "https://shop.example.test",
   };
   const modes: [string, NodeJS.ProcessEnv][] = [
     ["embedded", {}],
@@ -206,6 +208,7 @@ try {
         PAYMENT_WEBHOOK_SECRET: deployment.PAYMENT_WEBHOOK_SECRET,
         CLICKHOUSE_URL: analyticsOnKafka,
       },
+      edgeSettings: { CORS_ALLOWED_ORIGINS: deployment.CORS_ALLOWED_ORIGINS },
       replicas: { product: 2, order: 2 },
       // Every span and metric into the private Jaeger, exported within a second or two, so the
       // tracing suite reads them back quickly (Envoy flushes every 5 s whatever is set here).

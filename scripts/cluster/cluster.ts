@@ -12,6 +12,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { corsSettingsOf, type CorsSettingName } from "@commerce/edge/cors-settings.js";
 import { sha256 } from "@commerce/runtime/identity/request-trust.js";
 import { build, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
@@ -35,6 +36,8 @@ export interface ClusterOptions {
    * CLICKHOUSE_URL is required when analytics is deployed.
    */
   readonly settings?: Readonly<Partial<Record<OwnedSetting, string>>>;
+  /** The edge's own settings (`CORS_*`), which Envoy's configuration follows. */
+  readonly edgeSettings?: Readonly<Partial<Record<CorsSettingName, string>>>;
   readonly replicas?: Readonly<Partial<Record<ServiceName, number>>>;
   /** Only these services (each with its peers); every deployable one when unset. */
   readonly services?: readonly ServiceName[];
@@ -102,6 +105,7 @@ export function edgeOtlpExport(telemetry: Readonly<Record<string, string>>): Otl
 
 /** The services, then Envoy in front of them. */
 export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
+  const cors = corsSettingsOf(options.edgeSettings ?? {});
   const services = await startServices(options);
   let envoy: EnvoyProcess;
   try {
@@ -116,6 +120,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       concurrency: options.envoyConcurrency ?? 1,
       dir: join(options.stateDir, "envoy"),
       otlp: edgeOtlpExport(options.edgeTelemetry ?? options.telemetry ?? {}),
+      cors,
     });
   } catch (error) {
     await services.stop();

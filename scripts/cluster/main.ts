@@ -23,7 +23,8 @@
  * CLUSTER_REPLICAS (e.g. "product=2,order=2");
  * the OpenTelemetry variables (OTEL_*, but OTEL_SERVICE_NAME: each service has its own name) go
  * to every service, and Envoy traces into OTEL_EXPORTER_OTLP_ENDPOINT when it is set (the
- * Jaeger of infra:up prints it).
+ * Jaeger of infra:up prints it); Envoy follows CORS_ALLOWED_ORIGINS, CORS_ALLOWED_HEADERS and
+ * CORS_MAX_AGE.
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
@@ -36,6 +37,7 @@ import {
   generateJwtSecret,
   generatePassword,
 } from "@commerce/embedded/local-secrets.js";
+import { corsSettingNames } from "@commerce/edge/cors-settings.js";
 import { createClickHouseComponent, readClickHouseInfraConfig } from "../infra/clickhouse.js";
 import { createFerretDbComponent } from "../infra/ferretdb.js";
 import { readInfraConfig } from "../infra/infra-config.js";
@@ -129,6 +131,9 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
     edgeSecret,
     peerSecret,
     settings,
+    edgeSettings: Object.fromEntries(
+      corsSettingNames.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])),
+    ),
     replicas: parseReplicas(env["CLUSTER_REPLICAS"]),
     ports: { edge: port, servicesFrom: port + 1 },
     logLevel: env["LOG_LEVEL"] ?? "info",
@@ -154,6 +159,7 @@ function settingsOf(options: DaemonOptions): Record<string, string> {
     PAYMENT_KEY_SECRET: options.settings?.PAYMENT_KEY_SECRET ?? "",
     PAYMENT_WEBHOOK_SECRET: options.settings?.PAYMENT_WEBHOOK_SECRET ?? "",
     CLICKHOUSE_URL: options.settings?.CLICKHOUSE_URL ?? "",
+    CORS_ALLOWED_ORIGINS: options.edgeSettings?.CORS_ALLOWED_ORIGINS ?? "",
   };
 }
 

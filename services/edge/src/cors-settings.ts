@@ -31,6 +31,7 @@ export const corsExposedHeaders: readonly string[] = ["allow", "retry-after", "w
 
 /** The settings' names, for whoever passes them on (the multi-process topology). */
 export const corsSettingNames = ["CORS_ALLOWED_ORIGINS", "CORS_ALLOWED_HEADERS", "CORS_MAX_AGE"] as const;
+export type CorsSettingName = (typeof corsSettingNames)[number];
 
 const defaultMaxAge = "10m";
 
