@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { registeredUser } from "./support/accounts.js";
 import { api, type ApiResponse } from "./support/api.js";
-import { acceptanceEnvironment } from "./support/environment.js";
+import { allowedOrigin } from "./support/environment.js";
 
 const elsewhere = "https://elsewhere.example.test";
 const exposed = "allow, retry-after, www-authenticate";
@@ -31,7 +31,7 @@ describe("CORS: a browser app on another origin", () => {
   let shop: string;
 
   before(() => {
-    shop = acceptanceEnvironment().allowedOrigin;
+    shop = allowedOrigin();
     expect(shop).to.not.equal(elsewhere);
   });
 
