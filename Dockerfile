@@ -14,6 +14,7 @@ FROM node:24.21.0-bookworm-slim@sha256:d6aa754f16b3197301076f047b5def2f02ea1dbbc
 FROM node-base AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+COPY client/package.json client/
 COPY embedded/package.json embedded/
 COPY services/analytics/package.json services/analytics/
 COPY services/auth/package.json services/auth/

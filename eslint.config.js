@@ -1,6 +1,7 @@
 // One linter for the repo: typescript-eslint with type information, so that a floating promise
 // is an error. Formatting belongs to Prettier alone.
 import js from "@eslint/js";
+import { builtinModules } from "node:module";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -8,6 +9,7 @@ export default tseslint.config(
     ignores: [
       "node_modules/",
       "services/runtime/gen/",
+      "client/gen/",
       ".build/",
       ".data/",
       ".infra/",
@@ -50,6 +52,22 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // The typed client runs in browsers too (a storefront, a back-office app): nothing of Node's.
+    // client/tsconfig.browser.json compiles it as a browser app does, without Node's types.
+    files: ["client/src/**/*.ts"],
+    ignores: ["**/*.spec.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: builtinModules.map((name) => ({ name, message: "the client runs in browsers" })),
+          patterns: [{ group: ["node:*"], message: "the client runs in browsers" }],
+        },
+      ],
+      "no-restricted-globals": ["error", "Buffer", "process", "global", "require", "__dirname", "__filename"],
     },
   },
   {

@@ -4,9 +4,10 @@
  *   2. compiles services/, the runtime's generated code and embedded/ to `.build/dist`, a tree
  *      that mirrors the repository (services/product/src/main.ts → .../main.js), so the
  *      workspaces' `exports` ("./*" → "./src/*") resolve to the compiled files unchanged;
- *   3. copies every package.json and the lockfile beside them, so `npm ci --omit=dev` in a copy
- *      of `.build/dist` installs exactly the production dependencies (what an image does);
- *   4. links the workspaces under `.build/dist/node_modules/@commerce`, so the build also runs
+ *   3. copies the package.json of every workspace production runs, and the lockfile, beside
+ *      them, so `npm ci --omit=dev` in a copy of `.build/dist` installs exactly the production
+ *      dependencies (what an image does);
+ *   4. links those workspaces under `.build/dist/node_modules/@commerce`, so the build also runs
  *      in place, on the repository's node_modules (the multi-process topology does).
  * Incremental: a second run without changes takes a few seconds.
  */
@@ -20,6 +21,12 @@ export const distDir = join(repoRoot, ".build", "dist");
 interface RootPackage {
   readonly workspaces: readonly string[];
 }
+
+/**
+ * Workspaces that production does not run: the typed client (client/) is for integrators' apps.
+ * Left out of the build, `npm ci --omit=dev` leaves its dependencies out of the images too.
+ */
+const notDeployed = new Set(["client"]);
 
 /** Workspace folders, relative to the root, as npm expands the root's `workspaces` globs. */
 export function workspaceFolders(): string[] {
@@ -50,7 +57,7 @@ export function build(log: (line: string) => void = (line) => process.stderr.wri
   const links = join(distDir, "node_modules", "@commerce");
   rmSync(links, { recursive: true, force: true });
   mkdirSync(links, { recursive: true });
-  for (const folder of workspaceFolders()) {
+  for (const folder of workspaceFolders().filter((folder) => !notDeployed.has(folder))) {
     mkdirSync(join(distDir, folder), { recursive: true });
     cpSync(join(repoRoot, folder, "package.json"), join(distDir, folder, "package.json"));
     const { name } = JSON.parse(readFileSync(join(repoRoot, folder, "package.json"), "utf8")) as {

@@ -3,7 +3,9 @@
  *   1. stages third-party imports under .build/proto-deps (scripts/codegen/stage-deps.ts);
  *   2. `buf generate` writes TypeScript to services/runtime/gen (not committed);
  *   3. the API's description, OpenAPI 3.1, from the routes of that code and the comments of
- *      proto/, to services/runtime/gen/openapi.json (scripts/codegen/openapi).
+ *      proto/, to services/runtime/gen/openapi.json (scripts/codegen/openapi);
+ *   4. the typed client's types, from that document, to client/gen/openapi.ts
+ *      (scripts/codegen/client-types.ts).
  * With --if-stale (run before `npm start` and `npm test`) it does nothing when the inputs'
  * fingerprint matches the one recorded by the last run. Runs started at once (`npm start` and
  * `npm test` side by side) take turns on a lock (scripts/cache/file-lock.ts): the second finds
@@ -56,6 +58,9 @@ if (!(ifStale && upToDate())) {
     // Imported now: it reads the code just generated.
     const { writeOpenApiDocument } = await import("./codegen/openapi/write-openapi.js");
     await writeOpenApiDocument(root);
+    // The typed client (client/) is typed from the document just written.
+    const { writeClientTypes } = await import("./codegen/client-types.js");
+    await writeClientTypes(root);
     writeFileSync(stampFile, current);
     console.log(`generated ${filesUnder(genDir).length - 1} files into ${relative(root, genDir)}`);
   });

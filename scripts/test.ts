@@ -90,6 +90,11 @@ const analyticsOnKafka = `${clickHouse.url}/acceptance_kafka`;
 process.stdout.write(`infrastructure up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 try {
   await step("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
+  await step("typecheck: the typed client as a browser app compiles it", bin("tsc"), [
+    "--noEmit",
+    "-p",
+    "client/tsconfig.browser.json",
+  ]);
   await step("lint", bin("eslint"), ["--max-warnings=0", "."]);
   await step("format", bin("prettier"), ["--check", "--log-level=warn", "."]);
   await step("buf lint", bin("buf"), ["lint"]);
@@ -103,7 +108,7 @@ try {
   await step(
     "unit, RPC and contract suites",
     bin("mocha"),
-    ["services/*/src/**/*.spec.ts", "embedded/src/**/*.spec.ts"],
+    ["services/*/src/**/*.spec.ts", "embedded/src/**/*.spec.ts", "client/src/**/*.spec.ts"],
     { MONGODB_URL: ferret.url, CLICKHOUSE_URL: clickHouse.url },
   );
   await step(

@@ -1,4 +1,8 @@
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot, workspaceFolders } from "../build.js";
+import { listBuildContext } from "./build-context.js";
 import { expandVariables, parseDockerfile } from "./dockerfile.js";
 
 describe("parseDockerfile", () => {
@@ -63,5 +67,21 @@ describe("expandVariables", () => {
     const values = new Map([["VERSION", "0.1.0"]]);
     expect(expandVariables("v${VERSION}-$VERSION-${UNSET}", values, 1)).to.equal("v0.1.0-0.1.0-");
     expect(() => expandVariables("${VERSION:-1}", values, 3)).to.throw(/^line 3: .*modifier/);
+  });
+});
+
+describe("the repository's Dockerfile", () => {
+  it("copies every workspace's package.json, from the build context, before its first npm ci (which refuses a lockfile naming a workspace it cannot find)", () => {
+    const { stages } = parseDockerfile(readFileSync(join(repoRoot, "Dockerfile"), "utf8"));
+    const instructions = stages.flatMap((stage) => stage.instructions);
+    const install = instructions.findIndex((i) => i.kind === "RUN" && /\bnpm ci\b/.test(i.command));
+    const copied = instructions
+      .slice(0, install)
+      .flatMap((i) => (i.kind === "COPY" && i.from === undefined ? i.sources : []));
+    const manifests = workspaceFolders().map((folder) => `${folder}/package.json`);
+    expect(install).to.be.greaterThan(0);
+    expect(copied).to.include.members(["package.json", "package-lock.json", ...manifests]);
+    const context = listBuildContext(repoRoot).map((entry) => entry.path);
+    expect(context).to.include.members(manifests);
   });
 });

@@ -199,9 +199,13 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
       "google-proto-files",
       "chdb",
       "@chdb",
+      // The typed client (client/) is for integrators' apps, and so is its runtime.
+      "openapi-typescript",
+      "openapi-fetch",
     ]) {
       expect(modules, dev).to.not.include(dev);
     }
+    expect(readdirSync(join(app, "node_modules", "@commerce"))).to.not.include("client");
     expect(readdirSync(join(app, "node_modules", "@bufbuild"))).to.not.include.members([
       "buf",
       "protoc-gen-es",
