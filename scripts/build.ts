@@ -18,6 +18,9 @@ import { join, relative } from "node:path";
 export const repoRoot = join(import.meta.dirname, "..");
 export const distDir = join(repoRoot, ".build", "dist");
 
+/** Files production reads that are not compiled code. */
+const runtimeFiles = ["services/runtime/gen/openapi.json", "services/edge/site"];
+
 interface RootPackage {
   readonly workspaces: readonly string[];
 }
@@ -51,8 +54,8 @@ export function build(log: (line: string) => void = (line) => process.stderr.wri
     cwd: repoRoot,
     stdio: "inherit",
   });
-  for (const file of ["package.json", "package-lock.json"]) {
-    cpSync(join(repoRoot, file), join(distDir, file));
+  for (const file of ["package.json", "package-lock.json", ...runtimeFiles]) {
+    cpSync(join(repoRoot, file), join(distDir, file), { recursive: true });
   }
   const links = join(distDir, "node_modules", "@commerce");
   rmSync(links, { recursive: true, force: true });

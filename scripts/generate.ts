@@ -3,7 +3,8 @@
  *   1. stages third-party imports under .build/proto-deps (scripts/codegen/stage-deps.ts);
  *   2. `buf generate` writes TypeScript to services/runtime/gen (not committed);
  *   3. the API's description, OpenAPI 3.1, from the routes of that code and the comments of
- *      proto/, to services/runtime/gen/openapi.json (scripts/codegen/openapi);
+ *      proto/, to services/runtime/gen/openapi.json (scripts/codegen/openapi), and the third-party
+ *      files of its reference page to services/edge/site/docs/vendor (scripts/codegen/docs-vendor.ts);
  *   4. the typed client's types, from that document, to client/gen/openapi.ts
  *      (scripts/codegen/client-types.ts).
  * With --if-stale (run before `npm start` and `npm test`) it does nothing when the inputs'
@@ -16,6 +17,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { withFileLock } from "./cache/file-lock.js";
+import { copyDocsVendorFiles } from "./codegen/docs-vendor.js";
 import { stageProtoDeps } from "./codegen/stage-deps.js";
 
 const root = join(import.meta.dirname, "..");
@@ -61,6 +63,7 @@ if (!(ifStale && upToDate())) {
     // The typed client (client/) is typed from the document just written.
     const { writeClientTypes } = await import("./codegen/client-types.js");
     await writeClientTypes(root);
+    copyDocsVendorFiles(root);
     writeFileSync(stampFile, current);
     console.log(`generated ${filesUnder(genDir).length - 1} files into ${relative(root, genDir)}`);
   });

@@ -25,8 +25,9 @@
  *      killed after an insert and before its commit, or replayed from the earliest offset,
  *      leaves every figure exact;
  *   7. the black-box acceptance suite over HTTP against the platform in embedded mode (chDB;
- *      with the service-port suite against its services' port), on FerretDB with the embedded
- *      bus, and on FerretDB with Kafka (both with ClickHouse);
+ *      with the service-port suite against its services' port, then Schemathesis fuzzing the API
+ *      from the description it serves), on FerretDB with the embedded bus, and on FerretDB with
+ *      Kafka (both with ClickHouse);
  *   8. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
  *      and Order, behind a real Envoy, every process and Envoy tracing into a private Jaeger:
  *      the end-to-end trace of an order placed and paid (read back from Jaeger's API, with the
@@ -108,7 +109,12 @@ try {
   await step(
     "unit, RPC and contract suites",
     bin("mocha"),
-    ["services/*/src/**/*.spec.ts", "embedded/src/**/*.spec.ts", "client/src/**/*.spec.ts"],
+    [
+      "services/*/src/**/*.spec.ts",
+      "embedded/src/**/*.spec.ts",
+      "client/src/**/*.spec.ts",
+      "scripts/codegen/**/*.spec.ts",
+    ],
     { MONGODB_URL: ferret.url, CLICKHOUSE_URL: clickHouse.url },
   );
   await step(
@@ -188,6 +194,12 @@ try {
           ...deployment,
           ...serviceUrls(() => grpcUrl),
         });
+        await step(
+          `API fuzzing (${mode}): Schemathesis, every phase and check`,
+          bin("mocha"),
+          ["test/schemathesis/**/*.spec.ts"],
+          { ...deployment, BASE_URL: platform.baseUrl },
+        );
       }
     } finally {
       await platform.stop();

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { buildAnalyticsProcessor } from "@commerce/analytics/processor/processor-module.js";
 import { buildAnalyticsService } from "@commerce/analytics/server.js";
 import { buildAuthService } from "@commerce/auth/server.js";
+import { createPublicSite, readPublicSiteFiles } from "@commerce/edge/public-site.js";
 import { createEdge } from "@commerce/edge/edge.js";
 import { createTokenVerifier } from "@commerce/edge/token-verifier.js";
 import { buildNotificationService } from "@commerce/notification/server.js";
@@ -151,6 +152,7 @@ export async function startPlatform({
     isReady: () => ready,
     telemetry: telemetry.forService("edge"),
     cors: config.cors,
+    site: createPublicSite(readPublicSiteFiles()),
     ...(edgeTimeoutMs === undefined ? {} : { timeoutMs: edgeTimeoutMs }),
   });
   const edgeServer = createDualProtocolServer(edge.handler);

@@ -24,6 +24,7 @@ import { ensureKubeconform } from "../k8s/kubeconform.js";
 import { ensureKwok } from "../k8s/kwok.js";
 import { ensureSkaffold } from "../k8s/skaffold.js";
 import { ensureGrpcurl, grpcurlVersion } from "../testing/grpcurl.js";
+import { ensureApiTestTools } from "../testing/schemathesis.js";
 
 const run = promisify(execFile);
 const callers = 3;
@@ -120,6 +121,14 @@ describe("installers on an empty cache, each requested several times at once", f
       (error: unknown) => String((error as { stdout?: string }).stdout),
     );
     expect(refused).to.include("Invalid: 1");
+  });
+
+  it("installs Schemathesis and the OpenAPI validator once, and both run", async () => {
+    const tools = await onceForAll(() => ensureApiTestTools(options));
+    const [schemathesis, ...args] = tools.schemathesis;
+    expect(await printed(schemathesis, [...args, "--version"])).to.match(/^schemathesis, version 4\./);
+    const [validator, ...validatorArgs] = tools.openapiSpecValidator;
+    expect(await printed(validator, [...validatorArgs, "--help"])).to.include("openapi-spec-validator");
   });
 
   it("builds grpcurl once, and it reports its version", async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { deployableServices } from "../cluster/service-catalog.js";
 import { chartFilesDir, renderChartFiles } from "./chart-files.js";
-import { buildDescriptorSet, loadContract, type Contract } from "./contract-descriptors.js";
+import { buildDescriptorSet, loadContract, type Contract } from "../codegen/contract-descriptors.js";
 
 const repoRoot = join(import.meta.dirname, "..", "..");
 

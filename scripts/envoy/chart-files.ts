@@ -19,7 +19,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { deployableServices } from "../cluster/service-catalog.js";
-import type { Contract } from "./contract-descriptors.js";
+import type { Contract } from "../codegen/contract-descriptors.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import { defaultDeployments, defaultEnvoyOptions, type EnvoyOptions } from "./envoy-options.js";
 

@@ -9,7 +9,12 @@ import { internalServices, publicServices } from "@commerce/runtime/contract/con
 import { Access, methodContract } from "@commerce/runtime/contract/method-contract.js";
 import { createRouteTable } from "@commerce/edge/route-table.js";
 import { ensureEnvoy } from "../infra/envoy.js";
-import { buildDescriptorSet, deploymentOf, loadContract, type Contract } from "./contract-descriptors.js";
+import {
+  buildDescriptorSet,
+  deploymentOf,
+  loadContract,
+  type Contract,
+} from "../codegen/contract-descriptors.js";
 import { renderEnvoyConfig, renderEnvoyYaml } from "./envoy-config.js";
 import {
   defaultDeployments,

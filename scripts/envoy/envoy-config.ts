@@ -21,12 +21,13 @@ import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { stringify } from "yaml";
 import { noCors } from "@commerce/edge/cors-settings.js";
 import { createRouteTable, type Route } from "@commerce/edge/route-table.js";
-import type { Contract } from "./contract-descriptors.js";
+import type { Contract } from "../codegen/contract-descriptors.js";
 import { corsFilters, corsVirtualHostConfig, varyOnOrigin } from "./cors.js";
-import { deploymentOf } from "./contract-descriptors.js";
+import { deploymentOf } from "../codegen/contract-descriptors.js";
 import { validateEnvoyOptions, type EnvoyOptions, type HostPort } from "./envoy-options.js";
 import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server/protocol-refusals.js";
 import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
+import { queryMethodRefusals } from "./query-refusals.js";
 import { bearerFilterSource, restFilterSource } from "./lua-source.js";
 import { messageSchemas } from "./request-schema.js";
 import { bearerRequirement, restFilterName, restRoutes } from "./rest-routes.js";
@@ -199,7 +200,7 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
                       // The local edge's limits (protocol-refusals.ts), so both refuse alike.
                       max_request_headers_kb: maxRequestHeadBytes / 1024,
                       common_http_protocol_options: { max_headers_count: maxRequestHeaderCount },
-                      local_reply_config: localReplyConfig(),
+                      local_reply_config: localReplyConfig(queryMethodRefusals(routeTable.routes)),
                       ...(options.otlp === undefined ? {} : { tracing: tracingConfig(options.otlp) }),
                       route_config: {
                         name: "rest",

@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildDescriptorSet, loadContract } from "./contract-descriptors.js";
+import { buildDescriptorSet, loadContract } from "../codegen/contract-descriptors.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import type { EnvoyCors } from "./cors.js";
 import type { HostPort } from "./envoy-options.js";

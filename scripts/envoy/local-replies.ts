@@ -29,7 +29,7 @@ export const tooLargeBody = errorBody(
 
 const serverFault = (code: Code): ErrorBody => errorBodyFromConnectError(new ConnectError("", code));
 
-function statusIs(status: number): JsonObject {
+export function statusIs(status: number): JsonObject {
   return {
     status_code_filter: {
       comparison: {
@@ -41,7 +41,7 @@ function statusIs(status: number): JsonObject {
 }
 
 /** An access-log filter on a CEL expression over the stream's attributes. */
-function celFilter(expression: string): JsonObject {
+export function celFilter(expression: string): JsonObject {
   return {
     extension_filter: {
       name: "envoy.access_loggers.extension_filters.cel",
@@ -72,7 +72,7 @@ function refusedByEnvoy(status: number): JsonObject {
   };
 }
 
-function mapper(filter: JsonObject, body: ErrorBody, extra: JsonObject = {}): JsonObject {
+export function mapper(filter: JsonObject, body: ErrorBody, extra: JsonObject = {}): JsonObject {
   return {
     filter,
     ...extra,
@@ -83,10 +83,12 @@ function mapper(filter: JsonObject, body: ErrorBody, extra: JsonObject = {}): Js
   };
 }
 
-export function localReplyConfig(): JsonObject {
+/** Envoy's own replies in the one error body; `first` are mappers that take precedence. */
+export function localReplyConfig(first: readonly JsonObject[] = []): JsonObject {
   const unavailable = serverFault(Code.Unavailable);
   return {
     mappers: [
+      ...first,
       mapper(refusedByEnvoy(404), noRouteBody),
       mapper(refusedByEnvoy(400), malformedRequest),
       mapper(statusIs(401), unauthenticatedBody, {

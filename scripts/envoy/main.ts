@@ -23,7 +23,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { buildDescriptorSet, loadContract } from "./contract-descriptors.js";
+import { buildDescriptorSet, loadContract } from "../codegen/contract-descriptors.js";
 import { writeChartFiles, chartFilesDir } from "./chart-files.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import { otlpExportOf } from "./tracing.js";

@@ -74,8 +74,37 @@ local function utf8_of(cp)
     return string.char(cp)
   elseif cp < 0x800 then
     return string.char(0xC0 + math.floor(cp / 64), 0x80 + cp % 64)
+  elseif cp < 0x10000 then
+    return string.char(0xE0 + math.floor(cp / 4096), 0x80 + math.floor(cp / 64) % 64, 0x80 + cp % 64)
   end
-  return string.char(0xE0 + math.floor(cp / 4096), 0x80 + math.floor(cp / 64) % 64, 0x80 + cp % 64)
+  return string.char(
+    0xF0 + math.floor(cp / 262144),
+    0x80 + math.floor(cp / 4096) % 64,
+    0x80 + math.floor(cp / 64) % 64,
+    0x80 + cp % 64
+  )
+end
+
+-- The code point of the \u escape at s[k] (the backslash), and the position after it: a
+-- surrogate pair is one character beyond the Basic Multilingual Plane, a lone surrogate stands
+-- for no character and becomes U+FFFD, so decoded text is always valid UTF-8.
+local function escaped_code_point(s, k)
+  local hex = s:match("^%x%x%x%x", k + 2)
+  if hex == nil then
+    fail(not_json)
+  end
+  local cp = tonumber(hex, 16)
+  if cp >= 0xD800 and cp <= 0xDBFF then
+    local low = s:match("^\\u(%x%x%x%x)", k + 6)
+    local lo = low and tonumber(low, 16)
+    if lo ~= nil and lo >= 0xDC00 and lo <= 0xDFFF then
+      return 0x10000 + (cp - 0xD800) * 1024 + (lo - 0xDC00), k + 12
+    end
+    return 0xFFFD, k + 6
+  elseif cp >= 0xDC00 and cp <= 0xDFFF then
+    return 0xFFFD, k + 6
+  end
+  return cp, k + 6
 end
 
 -- The string that starts at s[i] (a quote): its text if `decode`, and the position after it.
@@ -97,14 +126,11 @@ local function read_string(s, i, decode)
     elseif c == "\\" then
       local e = s:sub(k + 1, k + 1)
       if e == "u" then
-        local hex = s:match("^%x%x%x%x", k + 2)
-        if hex == nil then
-          fail(not_json)
-        end
+        local cp, after = escaped_code_point(s, k)
         if decode then
-          parts[#parts + 1] = utf8_of(tonumber(hex, 16))
+          parts[#parts + 1] = utf8_of(cp)
         end
-        j = k + 6
+        j = after
       elseif escapes[e] ~= nil then
         if decode then
           parts[#parts + 1] = escapes[e]

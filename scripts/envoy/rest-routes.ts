@@ -16,7 +16,7 @@ import type { HttpVerb, Route } from "@commerce/edge/route-table.js";
 import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
 import { corsRefusalConfig } from "./cors.js";
 import { noRouteBody } from "./local-replies.js";
-import { bodyBinding } from "./request-schema.js";
+import { bodyBinding } from "@commerce/edge/body-binding.js";
 
 /** The route metadata namespace: the REST filter's name (Lua reads metadata under its name). */
 export const restFilterName = "commerce.rest";
@@ -147,14 +147,33 @@ function refusal(
   };
 }
 
-function methodNotAllowed(
-  template: string,
-  regex: string,
-  cluster: string,
-  allow: readonly HttpVerb[],
-): JsonObject {
-  const body = errorBody(405, "METHOD_NOT_ALLOWED", `use ${allow.join(" or ")} for this path`);
-  return refusal(`* ${template}`, { safe_regex: { regex } }, cluster, body, allow);
+/** A path template, the regex its routes match, and the methods it binds. */
+export interface BoundTemplate {
+  readonly template: string;
+  readonly regex: string;
+  readonly routes: readonly Route[];
+  readonly allow: readonly HttpVerb[];
+}
+
+/** Every template of `routes`, most specific first: the order routes are matched in. */
+export function templatesInMatchOrder(routes: readonly Route[]): BoundTemplate[] {
+  const byTemplate = new Map<string, Route[]>();
+  for (const route of routes)
+    byTemplate.set(route.template, [...(byTemplate.get(route.template) ?? []), route]);
+  return [...byTemplate.entries()]
+    .map(([template, bound]) => ({ template, segments: parsePathTemplate(template), bound }))
+    .sort((a, b) => compareTemplates(a.segments, b.segments))
+    .map(({ template, bound }) => ({
+      template,
+      regex: templateRegex(template),
+      routes: bound,
+      allow: bound.map((route) => route.verb),
+    }));
+}
+
+/** What a method a path does not bind is told: the methods it does. */
+export function methodNotAllowedBody(allow: readonly HttpVerb[]): ErrorBody {
+  return errorBody(405, "METHOD_NOT_ALLOWED", `use ${allow.join(" or ")} for this path`);
 }
 
 /**
@@ -165,24 +184,15 @@ function methodNotAllowed(
 export function restRoutes(routes: readonly Route[], clusterOf: (route: Route) => string): JsonObject[] {
   const [first] = routes;
   if (first === undefined) return [];
-  const byTemplate = new Map<string, Route[]>();
-  for (const route of routes)
-    byTemplate.set(route.template, [...(byTemplate.get(route.template) ?? []), route]);
-  const templates = [...byTemplate.keys()]
-    .map((template) => ({ template, segments: parsePathTemplate(template) }))
-    .sort((a, b) => compareTemplates(a.segments, b.segments));
-  const perTemplate = templates.flatMap(({ template }) => {
-    const bound = byTemplate.get(template) ?? [];
-    const regex = templateRegex(template);
-    return [
-      ...bound.map((route) => boundRoute(route, regex, clusterOf(route))),
-      methodNotAllowed(
-        template,
-        regex,
-        clusterOf(bound[0] ?? first),
-        bound.map((route) => route.verb),
-      ),
-    ];
-  });
+  const perTemplate = templatesInMatchOrder(routes).flatMap(({ template, regex, routes: bound, allow }) => [
+    ...bound.map((route) => boundRoute(route, regex, clusterOf(route))),
+    refusal(
+      `* ${template}`,
+      { safe_regex: { regex } },
+      clusterOf(bound[0] ?? first),
+      methodNotAllowedBody(allow),
+      allow,
+    ),
+  ]);
   return [...perTemplate, refusal("* /api/", { prefix: "/api/" }, clusterOf(first), noRouteBody, [])];
 }

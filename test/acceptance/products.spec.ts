@@ -226,11 +226,6 @@ describe("Product: POST /api/products", () => {
       ["no stock", without("stock"), "product.stock: value is required"],
       ["no category", without("categoryId"), undefined],
       [
-        "an unknown category",
-        { ...valid, categoryId: "cars" },
-        'product.categoryId: unknown category "cars"',
-      ],
-      [
         "a price with three decimals",
         { ...valid, price: 9.999 },
         "product.price: must have at most two decimals",
@@ -255,6 +250,18 @@ describe("Product: POST /api/products", () => {
       status: 400,
       code: "INVALID_ARGUMENT",
       message: "request body is not valid JSON",
+    });
+    expect((await productsOfBrand(brand)).totalElements).to.equal(0);
+  });
+
+  it("answers 404 for a category that does not exist, and creates nothing", async () => {
+    const brand = uniqueLabel("Brand");
+    const response = await createAsAdmin(productInput({ brand, categoryId: "cars" }));
+    expect(response.status).to.equal(404);
+    expect(response.body).to.deep.equal({
+      status: 404,
+      code: "NOT_FOUND",
+      message: 'product.categoryId: category "cars" not found',
     });
     expect((await productsOfBrand(brand)).totalElements).to.equal(0);
   });
@@ -381,7 +388,7 @@ describe("Product: POST /api/products/bulk", () => {
       [
         "an unknown category",
         (brand) => [productInput({ brand }), productInput({ brand, categoryId: "nope" })],
-        400,
+        404,
       ],
       [
         "a missing stock",

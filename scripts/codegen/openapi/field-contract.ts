@@ -1,7 +1,8 @@
 /**
  * What proto/ says of a field for the API's description beyond its type and rules: the option
  * `(commerce.options.v1.field)` (proto/commerce/options/v1/options.proto) with an example, a
- * format (wall-clock time, date, money) and the kind of thing whose id it holds.
+ * format (wall-clock time, date, money) and what it stands for (an id of some kind of thing, or
+ * another value such as an order's total), which links operations.
  */
 import { getOption, ScalarType, type DescField } from "@bufbuild/protobuf";
 import { field as fieldOption, FieldFormat } from "@commerce/runtime/gen/commerce/options/v1/options_pb.js";
@@ -12,7 +13,8 @@ export { FieldFormat };
 export interface FieldContract {
   readonly example: string | undefined;
   readonly format: FieldFormat;
-  readonly idOf: string | undefined;
+  /** What the value stands for, for links: "order id" (`id_of`), "order total" (`same_as`). */
+  readonly linksAs: string | undefined;
 }
 
 export function fieldContract(field: DescField): FieldContract {
@@ -20,7 +22,7 @@ export function fieldContract(field: DescField): FieldContract {
   return {
     example: option.example === "" ? undefined : option.example,
     format: option.format,
-    idOf: option.idOf === "" ? undefined : option.idOf,
+    linksAs: option.idOf !== "" ? `${option.idOf} id` : option.sameAs !== "" ? option.sameAs : undefined,
   };
 }
 

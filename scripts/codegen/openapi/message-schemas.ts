@@ -88,7 +88,11 @@ export function createMessageSchemas(comments: ProtoComments): MessageSchemas {
         : undefined;
       if (names === undefined) throw new Error(`${message.typeName}: rule ${rule.id} is not described`);
       alternatives.push({
-        anyOf: names.map((name) => ({ required: [jsonNameOf(message, name)] })),
+        // Present and not null: protobuf JSON reads null as absent.
+        anyOf: names.map((name) => {
+          const jsonName = jsonNameOf(message, name);
+          return { required: [jsonName], properties: { [jsonName]: { not: { type: "null" } } } };
+        }),
         description: `${rule.message[0]?.toUpperCase() ?? ""}${rule.message.slice(1)}.`,
       });
     }
@@ -102,13 +106,22 @@ export function createMessageSchemas(comments: ProtoComments): MessageSchemas {
     omitted: ReadonlySet<string>,
   ): JsonSchema {
     const fields = message.fields.filter((f) => !omitted.has(f.name));
-    const properties = Object.fromEntries(fields.map((f) => [f.jsonName, fieldSchema(f, direction)]));
     const required =
       direction === "request"
         ? [...requiredFields(message)]
             .filter((name) => !omitted.has(name))
             .map((name) => jsonNameOf(message, name))
         : fields.filter(alwaysPrinted).map((f) => f.jsonName);
+    // Protobuf JSON reads null as an absent field: a field a request may leave out may be null.
+    const properties = Object.fromEntries(
+      fields.map((f) => {
+        const schema = fieldSchema(f, direction);
+        return [
+          f.jsonName,
+          direction === "request" && !required.includes(f.jsonName) ? orNull(schema) : schema,
+        ];
+      }),
+    );
     const description = comments.of(message);
     const { description: ruleNote, ...ruleKeywords } =
       direction === "request" ? messageRuleKeywords(message) : {};
@@ -244,6 +257,26 @@ export function createMessageSchemas(comments: ProtoComments): MessageSchemas {
     fieldExample,
     components,
   };
+}
+
+/** `schema`, or null. */
+function orNull(schema: JsonSchema): JsonSchema {
+  const { description, examples, ...value } = schema;
+  const notes = {
+    ...(description === undefined ? {} : { description }),
+    ...(examples === undefined ? {} : { examples }),
+  };
+  const type = value["type"];
+  if (typeof type === "string" && value["$ref"] === undefined) {
+    const enumerated = value["enum"];
+    return {
+      ...value,
+      type: [type, "null"],
+      ...(Array.isArray(enumerated) ? { enum: [...(enumerated as unknown[]), null] } : {}),
+      ...notes,
+    };
+  }
+  return { anyOf: [value, { type: "null" }], ...notes };
 }
 
 function jsonNameOf(message: DescMessage, name: string): string {

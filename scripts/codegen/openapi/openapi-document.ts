@@ -13,7 +13,7 @@ import { parsePathTemplate } from "@commerce/edge/path-template.js";
 import type { Route } from "@commerce/edge/route-table.js";
 import { maxJsonDepth } from "@commerce/edge/json-depth.js";
 import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server/protocol-refusals.js";
-import { bodyBinding } from "../../envoy/request-schema.js";
+import { bodyBinding, type BodyBinding } from "@commerce/edge/body-binding.js";
 import { errorBodySchema, errorResponseRef, errorResponses, errorStatusesOf } from "./error-responses.js";
 import { fieldContract } from "./field-contract.js";
 import { withoutKeywords, type JsonSchema } from "./json-schema.js";
@@ -82,13 +82,13 @@ export function buildOpenApiDocument(
   const targets: IdTarget[] = routes.flatMap((route) => {
     const operationId = operationIdOf(route);
     const byPath = pathFields(route).flatMap((field): IdTarget[] => {
-      const kind = fieldContract(field).idOf;
+      const kind = fieldContract(field).linksAs;
       return kind === undefined ? [] : [{ kind, operationId, in: "path", name: field.jsonName }];
     });
     const byBody =
       route.body === "*"
         ? route.method.input.fields.flatMap((field): IdTarget[] => {
-            const kind = fieldContract(field).idOf;
+            const kind = fieldContract(field).linksAs;
             return kind === undefined || pathFields(route).includes(field)
               ? []
               : [{ kind, operationId, in: "body", name: field.jsonName }];
@@ -198,7 +198,7 @@ function parameter(schemas: MessageSchemas, field: DescField, where: "path" | "q
 
 function requestBodyOf(
   route: Route,
-  body: ReturnType<typeof bodyBinding>,
+  body: BodyBinding,
   schemas: MessageSchemas,
   comments: ProtoComments,
 ): JsonSchema {

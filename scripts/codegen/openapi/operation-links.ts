@@ -1,9 +1,10 @@
 /**
  * OpenAPI links between operations, so that tools can follow a workflow (place an order, then
- * read it, pay it, move it): every field marked `id_of` in proto/ (field-contract.ts) is an id
- * of some kind of thing. An operation whose success response holds such an id, at the top or
- * in the first item of a list, links to every operation that takes an id of the same kind, as a
- * path parameter or a top-level body field.
+ * read it, pay it, move it): every field marked `id_of` or `same_as` in proto/
+ * (field-contract.ts) stands for something: an id of some kind of thing, or a value such as an
+ * order's total. An operation whose success response holds one, at the top or in the first item
+ * of a list, links to every operation that takes the same, as a path parameter or a top-level
+ * body field (a link with several body fields sets them together).
  */
 import type { DescMessage } from "@bufbuild/protobuf";
 import type { JsonSchema } from "./json-schema.js";
@@ -30,12 +31,12 @@ export function idSources(message: DescMessage, prefix: string): IdSource[] {
   const sources: IdSource[] = [];
   for (const field of message.fields) {
     const pointer = `${prefix}/${field.jsonName}`;
-    const kind = fieldContract(field).idOf;
+    const kind = fieldContract(field).linksAs;
     if (kind !== undefined)
       sources.push({ kind, pointer: field.fieldKind === "list" ? `${pointer}/0` : pointer });
     if (field.fieldKind === "list" && field.listKind === "message") {
       for (const nested of field.message.fields) {
-        const nestedKind = fieldContract(nested).idOf;
+        const nestedKind = fieldContract(nested).linksAs;
         if (nestedKind !== undefined && nested.fieldKind !== "list")
           sources.push({ kind: nestedKind, pointer: `${pointer}/0/${nested.jsonName}` });
       }
@@ -47,7 +48,7 @@ export function idSources(message: DescMessage, prefix: string): IdSource[] {
 /** The ids a bare-array response's items hold (`/0/<field>`). */
 export function itemIdSources(item: DescMessage): IdSource[] {
   return item.fields.flatMap((field) => {
-    const kind = fieldContract(field).idOf;
+    const kind = fieldContract(field).linksAs;
     return kind === undefined || field.fieldKind === "list"
       ? []
       : [{ kind, pointer: `/0/${field.jsonName}` }];
@@ -60,19 +61,28 @@ export function linksOf(
   sources: readonly IdSource[],
   targets: readonly IdTarget[],
 ): JsonSchema {
-  const links: JsonSchema = {};
+  const links = new Map<
+    string,
+    { parameters: Record<string, string>; body: Record<string, string>; what: string[] }
+  >();
   for (const target of targets) {
     if (target.operationId === operationId) continue;
     const source = sources.find((s) => s.kind === target.kind);
     if (source === undefined) continue;
-    const value = `$response.body#${source.pointer}`;
-    links[target.operationId] = {
-      operationId: target.operationId,
-      description: `The ${target.kind} id this response holds, as ${target.operationId}'s ${target.name}.`,
-      ...(target.in === "path"
-        ? { parameters: { [target.name]: value } }
-        : { requestBody: { [target.name]: value } }),
-    };
+    const link = links.get(target.operationId) ?? { parameters: {}, body: {}, what: [] };
+    links.set(target.operationId, link);
+    (target.in === "path" ? link.parameters : link.body)[target.name] = `$response.body#${source.pointer}`;
+    link.what.push(`the ${target.kind} as ${target.name}`);
   }
-  return links;
+  return Object.fromEntries(
+    [...links].map(([target, link]) => [
+      target,
+      {
+        operationId: target,
+        description: `${target}, given ${link.what.join(" and ")} from this response.`,
+        ...(Object.keys(link.parameters).length === 0 ? {} : { parameters: link.parameters }),
+        ...(Object.keys(link.body).length === 0 ? {} : { requestBody: link.body }),
+      },
+    ]),
+  );
 }

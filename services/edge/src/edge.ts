@@ -37,6 +37,7 @@ import {
 } from "@commerce/runtime/telemetry/trace-context.js";
 import { createCallSignals } from "./call-signal.js";
 import { createCors } from "./cors.js";
+import type { PublicSite } from "./public-site.js";
 import { noCors, type CorsSettings } from "./cors-settings.js";
 import { errorBody, sendError } from "@commerce/runtime/server/error-body.js";
 import { errorBodyFromConnectError } from "./error-response.js";
@@ -61,6 +62,8 @@ export interface EdgeOptions {
   readonly telemetry?: ServiceTelemetry;
   /** Browser apps on other origins allowed to call the API (cors.ts); none by default. */
   readonly cors?: CorsSettings;
+  /** What the public address serves besides the API (public-site.ts): the description, /docs. */
+  readonly site?: PublicSite;
 }
 
 export interface Edge {
@@ -112,6 +115,7 @@ export function createEdge(options: EdgeOptions): Edge {
       probe(res, pathname, options.isReady);
       return;
     }
+    if (options.site?.(req, res, pathname) === true) return;
     const match = routes.match(req.method ?? "GET", pathname);
     if (match.kind === "not_found") {
       sendError(res, errorBody(404, "NOT_FOUND", "no route for this path"));

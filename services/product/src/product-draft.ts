@@ -4,7 +4,7 @@
  * by single and bulk creation, so both refuse the same input with the same words.
  */
 import { randomBytes } from "node:crypto";
-import { invalid } from "@commerce/runtime/errors/domain-error.js";
+import { invalid, notFound } from "@commerce/runtime/errors/domain-error.js";
 import type { Categories } from "./categories.js";
 import { toMinorUnits } from "@commerce/runtime/money/minor-units.js";
 
@@ -49,8 +49,9 @@ export function inactiveNameKey(productId: string): string {
 export function checkDraft(draft: ProductDraftInput, categories: Categories, path: string): NewProduct {
   const priceMinor = toMinorUnits(draft.price ?? Number.NaN);
   if (priceMinor === undefined) throw invalid(`${path}.price: must have at most two decimals`);
+  // A category is something the product refers to, like an order's products: 404 when missing.
   if (categories.byId(draft.categoryId) === undefined) {
-    throw invalid(`${path}.categoryId: unknown category "${draft.categoryId}"`);
+    throw notFound(`${path}.categoryId: category "${draft.categoryId}" not found`);
   }
   return {
     name: draft.name,

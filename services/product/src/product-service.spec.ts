@@ -108,12 +108,12 @@ describe("Product service: ProductService over RPC", () => {
     ]);
   });
 
-  it("refuses a price with three decimals and an unknown category, creating nothing", async () => {
+  it("refuses a price with three decimals, and an unknown category as not found, creating nothing", async () => {
     expect(await codeOf(products().createProduct({ product: draft("A", { price: 1.999 }) }))).to.equal(
       Code.InvalidArgument,
     );
     expect(await codeOf(products().createProduct({ product: draft("B", { categoryId: "cars" }) }))).to.equal(
-      Code.InvalidArgument,
+      Code.NotFound,
     );
     expect((await harness.client(ProductService).listProducts({})).totalElements).to.equal(0);
   });

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { createFileRegistry, fromBinary, getOption, type DescService } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { http } from "@commerce/runtime/gen/google/api/annotations_pb.js";
-import { stageProtoDeps } from "../codegen/stage-deps.js";
+import { stageProtoDeps } from "./stage-deps.js";
 
 const run = promisify(execFile);
 

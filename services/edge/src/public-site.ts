@@ -1,0 +1,118 @@
+/**
+ * What the platform's public address serves besides the API: the API's description at
+ * `/openapi.json` (generated from the contract by `npm run generate`) and its reference page
+ * under `/docs/` (Swagger UI, from this package's `site/` folder, whose `vendor/` files
+ * `npm run generate` copies from the swagger-ui-dist package). Nothing is fetched from outside:
+ * every file is ours to serve. The local edge serves it in front of its routes; in clusters the
+ * `web` deployment does (docs/decisions.md, "The API's description").
+ *
+ * The files are read once, at start, and served from memory with a strong ETag, so a browser's
+ * or a proxy's revalidation costs a 304.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { DualRequest, DualResponse } from "@commerce/runtime/server/dual-protocol-server.js";
+import { errorBody, sendError } from "@commerce/runtime/server/error-body.js";
+
+export interface SiteFile {
+  readonly contentType: string;
+  readonly body: Buffer;
+  readonly cacheControl: string;
+  /** Headers beyond the content's own (a page's security policy). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Serves a request for one of its paths; false for any other path. */
+export type PublicSite = (req: DualRequest, res: DualResponse, pathname: string) => boolean;
+
+/** What a page of ours may load and do: only this origin's files and API. */
+const pageSecurity = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+    "connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; " +
+    "frame-ancestors 'none'",
+  "referrer-policy": "no-referrer",
+};
+
+const fileOf = (url: string): string => fileURLToPath(url);
+const siteFile = (path: string): string => fileOf(new URL(`../site/${path}`, import.meta.url).href);
+
+/** The site's files by path, read from where `npm run generate` and the repository put them. */
+export function readPublicSiteFiles(): ReadonlyMap<string, SiteFile> {
+  const day = "public, max-age=86400";
+  const fiveMinutes = "public, max-age=300";
+  const file = (
+    path: string,
+    contentType: string,
+    cacheControl: string,
+    headers?: Record<string, string>,
+  ) => ({
+    contentType,
+    body: readFileSync(path),
+    cacheControl,
+    ...(headers === undefined ? {} : { headers }),
+  });
+  const page = file(siteFile("docs/index.html"), "text/html; charset=utf-8", fiveMinutes, pageSecurity);
+  return new Map<string, SiteFile>([
+    [
+      "/openapi.json",
+      file(
+        fileOf(import.meta.resolve("@commerce/runtime/gen/openapi.json")),
+        "application/json",
+        fiveMinutes,
+      ),
+    ],
+    ["/docs", page],
+    ["/docs/", page],
+    ["/docs/docs.js", file(siteFile("docs/docs.js"), "text/javascript; charset=utf-8", fiveMinutes)],
+    ["/docs/docs.css", file(siteFile("docs/docs.css"), "text/css; charset=utf-8", fiveMinutes)],
+    [
+      "/docs/vendor/swagger-ui-bundle.js",
+      file(siteFile("docs/vendor/swagger-ui-bundle.js"), "text/javascript; charset=utf-8", day),
+    ],
+    [
+      "/docs/vendor/swagger-ui.css",
+      file(siteFile("docs/vendor/swagger-ui.css"), "text/css; charset=utf-8", day),
+    ],
+    ["/docs/vendor/LICENSE", file(siteFile("docs/vendor/LICENSE"), "text/plain; charset=utf-8", day)],
+    [
+      "/docs/vendor/swagger-ui-bundle.js.LICENSE.txt",
+      file(siteFile("docs/vendor/swagger-ui-bundle.js.LICENSE.txt"), "text/plain; charset=utf-8", day),
+    ],
+  ]);
+}
+
+export function createPublicSite(files: ReadonlyMap<string, SiteFile>): PublicSite {
+  const served = new Map(
+    [...files].map(([path, file]) => [
+      path,
+      { ...file, etag: `"${createHash("sha256").update(file.body).digest("base64url").slice(0, 27)}"` },
+    ]),
+  );
+  return (req, res, pathname) => {
+    const file = served.get(pathname);
+    if (file === undefined) return false;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("allow", "GET, HEAD");
+      sendError(res, errorBody(405, "METHOD_NOT_ALLOWED", "use GET or HEAD for this path"));
+      return true;
+    }
+    const headers = {
+      "content-type": file.contentType,
+      "cache-control": file.cacheControl,
+      etag: file.etag,
+      "x-content-type-options": "nosniff",
+      ...file.headers,
+    };
+    if (req.headers["if-none-match"] === file.etag) {
+      res.writeHead(304, headers);
+      res.end();
+      return true;
+    }
+    res.writeHead(200, { ...headers, "content-length": file.body.length });
+    if (req.method === "HEAD") res.end();
+    else res.end(file.body);
+    return true;
+  };
+}
