@@ -4,7 +4,7 @@
  * format (wall-clock time, date, money) and what it stands for (an id of some kind of thing, or
  * another value such as an order's total), which links operations.
  */
-import { getOption, ScalarType, type DescField } from "@bufbuild/protobuf";
+import { getOption, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { field as fieldOption, FieldFormat } from "@commerce/runtime/gen/commerce/options/v1/options_pb.js";
 import type { FieldRules } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 
@@ -36,14 +36,53 @@ const formatExamples: Partial<Record<FieldFormat, string>> = {
   [FieldFormat.DATE]: "2026-11-27",
 };
 
+/** What a value stands for ("order id") → the example one field of that kind gives. */
+export type KindExamples = ReadonlyMap<string, string>;
+
+/**
+ * The examples of what values stand for, from `messages` and every message they hold: an id is
+ * given its example once, on one of the fields that hold it, and every other field holding such
+ * an id shows the same one. Two different examples for one kind are a mistake in proto/.
+ */
+export function kindExamples(messages: readonly DescMessage[]): KindExamples {
+  const found = new Map<string, { example: string; where: string }>();
+  const seen = new Set<DescMessage>();
+  const visit = (message: DescMessage): void => {
+    if (seen.has(message)) return;
+    seen.add(message);
+    for (const field of message.fields) {
+      const { example, linksAs } = fieldContract(field);
+      const where = `${message.typeName}.${field.name}`;
+      if (example !== undefined && linksAs !== undefined) {
+        const known = found.get(linksAs);
+        if (known !== undefined && known.example !== example)
+          throw new Error(`${where} and ${known.where} give a ${linksAs} two examples`);
+        found.set(linksAs, { example, where });
+      }
+      if (field.message !== undefined) visit(field.message);
+    }
+  };
+  for (const message of messages) visit(message);
+  return new Map([...found].map(([kind, { example }]) => [kind, example]));
+}
+
 /**
  * An example of one value of a scalar field (an item, for a list): its option's example in the
- * field's JSON type, else what its format, its `in` rule or its lower bound implies. Text with
- * none of these has no example that would mean anything: the generator asks for one.
+ * field's JSON type, else the example of what it stands for, else what its format, its `in`
+ * rule or its lower bound implies. Text with none of these has no example that would mean
+ * anything: the generator asks for one.
  */
-export function scalarExample(field: DescField, scalar: ScalarType, rules: FieldRules | undefined): unknown {
+export function scalarExample(
+  field: DescField,
+  scalar: ScalarType,
+  rules: FieldRules | undefined,
+  byKind: KindExamples,
+): unknown {
   const where = `${field.parent.typeName}.${field.name}`;
-  const { example, format } = fieldContract(field);
+  const contract = fieldContract(field);
+  const { format } = contract;
+  const example =
+    contract.example ?? (contract.linksAs === undefined ? undefined : byKind.get(contract.linksAs));
   switch (scalar) {
     case ScalarType.BOOL:
       return example === undefined ? false : example === "true";

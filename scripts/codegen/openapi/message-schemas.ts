@@ -24,6 +24,7 @@ import {
   datePattern,
   fieldContract,
   FieldFormat,
+  kindExamples,
   scalarExample,
   wallClockPattern,
 } from "./field-contract.js";
@@ -51,7 +52,15 @@ export interface MessageSchemas {
 const int32Range = { minimum: -2147483648, maximum: 2147483647 };
 const uint32Range = { minimum: 0, maximum: 4294967295 };
 
-export function createMessageSchemas(comments: ProtoComments): MessageSchemas {
+/**
+ * `messages` are those the operations take and answer: the examples of what ids stand for are
+ * gathered from them (field-contract.ts).
+ */
+export function createMessageSchemas(
+  comments: ProtoComments,
+  messages: readonly DescMessage[],
+): MessageSchemas {
+  const byKind = kindExamples(messages);
   const components: Record<string, JsonSchema> = {};
   const owners = new Map<string, string>();
   const validator = createValidator({ registry: createRegistry(file_commerce_options_v1_text) });
@@ -215,7 +224,7 @@ export function createMessageSchemas(comments: ProtoComments): MessageSchemas {
     const rules = rulesOf(field);
     switch (field.fieldKind) {
       case "scalar":
-        return scalarExample(field, field.scalar, rules);
+        return scalarExample(field, field.scalar, rules, byKind);
       case "enum":
         return enumExample(field.enum);
       case "message":
@@ -227,7 +236,7 @@ export function createMessageSchemas(comments: ProtoComments): MessageSchemas {
             ? example(field.message, direction)
             : field.listKind === "enum"
               ? enumExample(field.enum)
-              : scalarExample(field, field.scalar, item),
+              : scalarExample(field, field.scalar, item, byKind),
         ];
       }
       case "map": {

@@ -74,7 +74,10 @@ export function buildOpenApiDocument(
   comments: ProtoComments,
   info: DocumentInfo,
 ): JsonSchema {
-  const schemas = createMessageSchemas(comments);
+  const schemas = createMessageSchemas(
+    comments,
+    routes.flatMap((route) => [route.method.input, route.method.output]),
+  );
   const usedErrors = new Set<number>();
   const operationIds = new Set<string>();
 
