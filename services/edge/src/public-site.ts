@@ -11,6 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { DualRequest, DualResponse } from "@commerce/runtime/server/dual-protocol-server.js";
 import { errorBody, sendError } from "@commerce/runtime/server/error-body.js";
@@ -57,8 +58,10 @@ export function readPublicSiteFiles(): ReadonlyMap<string, SiteFile> {
   return new Map<string, SiteFile>([
     [
       "/openapi.json",
+      // Resolved as a require would: `import.meta.resolve` is missing where tsx loads this
+      // module as CommonJS (mocha's specs).
       file(
-        fileOf(import.meta.resolve("@commerce/runtime/gen/openapi.json")),
+        createRequire(import.meta.url).resolve("@commerce/runtime/gen/openapi.json"),
         "application/json",
         fiveMinutes,
       ),
