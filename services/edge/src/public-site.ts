@@ -3,8 +3,8 @@
  * `/openapi.json` (generated from the contract by `npm run generate`) and its reference page
  * under `/docs/` (Swagger UI, from this package's `site/` folder, whose `vendor/` files
  * `npm run generate` copies from the swagger-ui-dist package). Nothing is fetched from outside:
- * every file is ours to serve. The local edge serves it in front of its routes; in clusters the
- * `web` deployment does (docs/decisions.md, "The API's description").
+ * every file is ours to serve. The local edge serves it in front of its routes; behind Envoy the
+ * `web` deployable does (web/main.ts; docs/decisions.md, "The public site behind Envoy").
  *
  * The files are read once, at start, and served from memory with a strong ETag, so a browser's
  * or a proxy's revalidation costs a 304.
@@ -23,6 +23,16 @@ export interface SiteFile {
   /** Headers beyond the content's own (a page's security policy). */
   readonly headers?: Readonly<Record<string, string>>;
 }
+
+/**
+ * The paths of the site, as an edge routes them: these exactly, and everything under the
+ * prefixes (an unknown file there is the site's own 404). Envoy sends them to the `web`
+ * deployable (scripts/envoy/site-routes.ts).
+ */
+export const publicSitePaths = {
+  exact: ["/openapi.json", "/docs"],
+  prefixes: ["/docs/"],
+} as const;
 
 /** Serves a request for one of its paths; false for any other path. */
 export type PublicSite = (req: DualRequest, res: DualResponse, pathname: string) => boolean;

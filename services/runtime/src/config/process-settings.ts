@@ -8,29 +8,37 @@ export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" |
 
 const logLevels: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-export interface ProcessSettings {
+/** What every process that listens reads: where, how much it logs, how large a body may be. */
+export interface ServerSettings {
   /** Listen port: the edge's in embedded mode, the service's in its own process. */
   readonly port: number;
   /** Listen address. */
   readonly host: string;
-  /** Where embedded adapters keep their data (documents, event log, generated secrets). */
-  readonly dataDir: string;
   readonly logLevel: LogLevel;
   /** Largest accepted request body, in bytes (413 above). */
   readonly maxBodyBytes: number;
 }
 
-export function readProcessSettings(env: EnvReader): ProcessSettings {
+export interface ProcessSettings extends ServerSettings {
+  /** Where embedded adapters keep their data (documents, event log, generated secrets). */
+  readonly dataDir: string;
+}
+
+/** `PORT`, `HOST` and `LOG_LEVEL`: all a process that keeps no data reads (the `web` process). */
+export function readServerSettings(env: EnvReader): ServerSettings {
   const logLevel = (env.string("LOG_LEVEL") ?? "info") as LogLevel;
   if (!logLevels.includes(logLevel))
     env.problem(`LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
   return {
     port: env.port("PORT", 8080),
     host: env.string("HOST") ?? "127.0.0.1",
-    dataDir: env.path("DATA_DIR", ".data"),
     logLevel,
     maxBodyBytes: 1024 * 1024,
   };
+}
+
+export function readProcessSettings(env: EnvReader): ProcessSettings {
+  return { ...readServerSettings(env), dataDir: env.path("DATA_DIR", ".data") };
 }
 
 /** Real infrastructure; each one left unset selects its embedded stand-in. */

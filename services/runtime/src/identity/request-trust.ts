@@ -32,6 +32,12 @@ export function sha256(text: string): Uint8Array {
   return hash("sha256", text, "buffer");
 }
 
+/**
+ * The trust of a process that holds no credential (the `web` process): it believes no identity
+ * and answers no internal method, and serves none either.
+ */
+export const trustNobody: RequestTrust = { fromEdge: () => false, fromPeer: () => false };
+
 export function createRequestTrust(anchors: TrustAnchors): RequestTrust {
   const edge = createCredentialCheck(anchors.edgeSecretSha256);
   const peer = createCredentialCheck(anchors.peerSecretSha256);

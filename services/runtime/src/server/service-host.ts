@@ -3,7 +3,9 @@
  * (Connect, gRPC and gRPC-Web over h2c and HTTP/1.1; unary Connect and gRPC calls on a short
  * path of our own, everything else through Connect's Node adapter) and, in embedded mode, an
  * in-process transport that the local edge and the other services call without a network hop.
- * Beside the services it is given, every host serves gRPC health and server reflection.
+ * Beside the services it is given, every host serves gRPC health and server reflection, the
+ * probes `/healthz` and `/readyz`, the plain HTTP pages it is given (the `web` process's public
+ * site), and the JSON 404 for any other path.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor, Transport } from "@connectrpc/connect";
@@ -23,6 +25,7 @@ import {
   type DualRequestHandler,
   type DualResponse,
 } from "./dual-protocol-server.js";
+import { errorBody, sendError } from "./error-body.js";
 import { registerHealthService } from "./health-service.js";
 import { createUnaryRpcHandler } from "./unary-rpc-handler.js";
 import { createInProcessTransport, type ServiceRegistrar } from "../transport/in-process-transport.js";
@@ -51,7 +54,15 @@ export interface ServiceHostOptions {
    * interceptor.
    */
   readonly telemetry?: ((serviceTypeName: string) => RpcServerTelemetry | undefined) | undefined;
+  /** Plain HTTP pages served beside the RPCs (web-process.ts); none by default. */
+  readonly pages?: HttpPages | undefined;
 }
+
+/**
+ * Answers a plain HTTP request for one of its paths (`pathname`: the path without the query)
+ * and returns true, or returns false for any other path.
+ */
+export type HttpPages = (req: DualRequest, res: DualResponse, pathname: string) => boolean;
 
 export interface ServiceHost {
   readonly handler: DualRequestHandler;
@@ -109,7 +120,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
       interceptors: [unlimitedSignalListeners, ...interceptors],
       readMaxBytes: options.maxBodyBytes,
       shutdownSignal: shutdown.signal,
-      fallback: (req, res) => probe(req, res, options.isReady),
+      fallback: (req, res) => answerHttp(req, res, options.isReady, options.pages),
     }),
   });
   const transport = createInProcessTransport(routes, interceptors, shutdown.signal);
@@ -133,19 +144,24 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   };
 }
 
-/** Kubernetes probes: `/healthz` (the process answers) and `/readyz` (it can serve). */
-function probe(req: DualRequest, res: DualResponse, isReady: () => boolean): void {
-  const path = (req.url ?? "").split("?")[0];
-  let status = 404;
-  let body: object = { status: 404, code: "NOT_FOUND", message: "no such route" };
-  if (path === "/healthz") {
-    status = 200;
-    body = { status: "ok" };
-  } else if (path === "/readyz") {
-    const ready = isReady();
-    status = ready ? 200 : 503;
-    body = { status: ready ? "ready" : "starting" };
+/**
+ * A plain HTTP request: the Kubernetes probes, `/healthz` (the process answers) and `/readyz`
+ * (it can serve), then the host's pages, then the one JSON 404 of both edges.
+ */
+function answerHttp(
+  req: DualRequest,
+  res: DualResponse,
+  isReady: () => boolean,
+  pages: HttpPages | undefined,
+): void {
+  const path = (req.url ?? "").split("?")[0] ?? "";
+  if (path === "/healthz" || path === "/readyz") {
+    const ready = path === "/healthz" || isReady();
+    const body = path === "/healthz" ? { status: "ok" } : { status: ready ? "ready" : "starting" };
+    res.writeHead(ready ? 200 : 503, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+    return;
   }
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify(body));
+  if (pages?.(req, res, path) === true) return;
+  sendError(res, errorBody(404, "NOT_FOUND", "no route for this path"));
 }

@@ -9,7 +9,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { ConfigError, EnvReader, type Env } from "../config/env-reader.js";
+import { EnvReader, type Env } from "../config/env-reader.js";
 import { readInfraSettings, readProcessSettings, type ProcessSettings } from "../config/process-settings.js";
 import { createKafkaBus } from "../events/kafka-bus.js";
 import { createRequestTrust, peerCredentialHeader } from "../identity/request-trust.js";
@@ -27,11 +27,11 @@ import { readTelemetrySettings } from "../telemetry/telemetry-settings.js";
 import { systemClock } from "../time/wall-clock.js";
 import { withCredential } from "../transport/credential-transport.js";
 import { createRoutingTransport } from "../transport/routing-transport.js";
+import { runProcess, shutdownGraceMs } from "./run-process.js";
 import { createServiceHost } from "./service-host.js";
 import { shutdownOnSignals } from "./shutdown-on-signals.js";
 import type { ServiceContext, ServiceModule } from "./service-module.js";
 import { join } from "node:path";
-import { inspect } from "node:util";
 
 /** A peer this service calls, and the variable that holds its address. */
 
@@ -56,31 +56,12 @@ export interface ServiceProcessSpec<S> {
   readonly build: (ctx: ServiceContext, settings: S) => Promise<ServiceModule>;
 }
 
-/** How long requests in flight may take to finish on SIGTERM before they are cut. */
-const shutdownGraceMs = 10_000;
 /** Deadline of a peer call made without one (background work: sweeps, pending releases). */
 const peerCallTimeoutMs = 10_000;
 
 /** Runs the service until SIGTERM or SIGINT; exits 2 on bad configuration, 1 on failure. */
 export function runServiceProcess<S>(spec: ServiceProcessSpec<S>, env: Env): void {
-  start(spec, env).catch((error: unknown) => {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${spec.name}: ${error.message}\n`);
-      process.exit(2);
-    }
-    process.stderr.write(`${spec.name}: failed to start: ${withCauses(error)}\n`);
-    process.exit(1);
-  });
-}
-
-/** An error's message followed by its causes' (an adapter's error wraps the driver's). */
-function withCauses(error: unknown): string {
-  const messages: string[] = [];
-  for (let current = error; current !== undefined && messages.length < 5;) {
-    messages.push(current instanceof Error ? current.message : inspect(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return messages.join(": ");
+  runProcess(spec.name, () => start(spec, env));
 }
 
 async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {

@@ -1,0 +1,10 @@
+/**
+ * The `web` deployable (docs/decisions.md, "The public site behind Envoy"): the public site
+ * that the local edge serves in embedded mode, `/openapi.json` and `/docs` (public-site.ts), as
+ * a process of its own for Envoy to route those paths to, in the multi-process topology and in
+ * Kubernetes.
+ */
+import { runWebProcess } from "@commerce/runtime/server/web-process.js";
+import { createPublicSite, readPublicSiteFiles } from "../public-site.js";
+
+runWebProcess({ name: "web", readPages: () => createPublicSite(readPublicSiteFiles()) }, process.env);
