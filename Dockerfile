@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # The services' container images (docs/decisions.md "Container images"): one target per
-# deployable service, named as scripts/cluster/service-catalog.ts names them.
+# deployable of scripts/cluster/service-catalog.ts, named as it names them (the seven services,
+# the analytics stream processor, and `web`, the public site).
 #   docker build --target auth -t commerce-platform/auth:0.1.0 .
 # Docker is not needed to trust this file: `npm test` replays it, instruction by instruction,
 # and starts every target from the result (scripts/images/).
@@ -92,3 +93,9 @@ FROM service AS analytics-processor
 LABEL org.opencontainers.image.title="commerce-platform/analytics-processor" \
       org.opencontainers.image.description="Analytics stream processor: event topics into ClickHouse"
 ENTRYPOINT ["node", "services/analytics/src/processor/main.js"]
+
+# The public site (/openapi.json, /docs): the files `npm run build` copied beside the code.
+FROM service AS web
+LABEL org.opencontainers.image.title="commerce-platform/web" \
+      org.opencontainers.image.description="The public site: the API's description and its reference page"
+ENTRYPOINT ["node", "services/edge/src/web/main.js"]

@@ -1,11 +1,13 @@
 /**
  * The multi-process topology on one machine (docs/architecture.md §6): one process per service
  * replica, running the compiled build exactly as a container would, on the store and bus the
- * caller selects, behind a real Envoy generated from the contract. Used by `npm run cluster:up`
- * (through a detached daemon) and by `npm test` (in process).
+ * caller selects, behind a real Envoy generated from the contract, which also sends the public
+ * site's paths to the `web` process. Used by `npm run cluster:up` (through a detached daemon)
+ * and by `npm test` (in process).
  *
  * Each process gets only its own settings (service-catalog.ts): peers' addresses, the peer
- * credential, the digest of the edge credential, and the secrets it owns. Replicas of a service
+ * credential, the digest of the edge credential, and the secrets it owns; the `web` process,
+ * only where to listen and how much to log. Replicas of a service
  * share its database; a service's peer address points at one replica of the peer, chosen round
  * robin, the way a Kubernetes Service spreads connections.
  */
@@ -110,9 +112,10 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   let envoy: EnvoyProcess;
   try {
     envoy = await startEnvoyProcess({
+      // The routed services, and the public site (envoy-options.ts, `siteDeployment`).
       upstreams: new Map(
         deployableServices
-          .filter((s) => s.routed && services.urlsOf(s.name).length > 0)
+          .filter((s) => (s.routed || s.kind === "site") && services.urlsOf(s.name).length > 0)
           .map((s) => [s.name, services.urlsOf(s.name).map((url) => hostPortOf(url))]),
       ),
       secrets: { jwtSecret: options.jwtSecret, edgeSecret: options.edgeSecret },
@@ -200,13 +203,18 @@ export async function startServices(options: ClusterOptions): Promise<RunningSer
       HOST: "127.0.0.1",
       PORT: new URL(instance.url).port,
       LOG_LEVEL: options.logLevel ?? "info",
-      DATA_DIR: join(options.stateDir, "data", instance.name),
-      KAFKA_BROKERS: options.kafkaBrokers,
-      PEER_SECRET: options.peerSecret,
-      EDGE_SECRET_SHA256: edgeSecretSha256,
     };
-    if (options.mongodbUrl !== undefined) env["MONGODB_URL"] = options.mongodbUrl;
-    Object.assign(env, options.telemetry);
+    // The public site is given where to listen and nothing else: no store, bus or secret.
+    if (service.kind === "service") {
+      Object.assign(env, {
+        DATA_DIR: join(options.stateDir, "data", instance.name),
+        KAFKA_BROKERS: options.kafkaBrokers,
+        PEER_SECRET: options.peerSecret,
+        EDGE_SECRET_SHA256: edgeSecretSha256,
+      });
+      if (options.mongodbUrl !== undefined) env["MONGODB_URL"] = options.mongodbUrl;
+      Object.assign(env, options.telemetry);
+    }
     for (const [variable, peer] of Object.entries(service.peers)) {
       if (peer === undefined) continue;
       const peerUrls = urlsOf(peer);

@@ -1,15 +1,24 @@
 /**
- * The deployable services of the topology and what each needs from the deployment: its
- * compiled entry point, the peers it calls (by the variable that holds each address), and the
- * settings it alone may hold. The edge routes to a routed service the APIs of its proto package
- * (`commerce.<name>.v1`); the analytics stream processor has no API and gets no route. The
- * multi-process topology reads it here; the Helm chart reads the copy `npm run envoy:config`
- * writes into helm/files/services.json (scripts/envoy/chart-files.ts). A service's process
- * receives nothing beyond this.
+ * The deployable units of the topology and what each needs from the deployment: its compiled
+ * entry point, the peers it calls (by the variable that holds each address), and the settings it
+ * alone may hold. The edge routes to a routed service the APIs of its proto package
+ * (`commerce.<name>.v1`); the analytics stream processor has no API and gets no route; the `web`
+ * deployable gets the public site's paths (`/openapi.json`, `/docs`). The multi-process topology
+ * reads it here; the Helm chart reads the copy `npm run envoy:config` writes into
+ * helm/files/services.json (scripts/envoy/chart-files.ts). A process receives nothing beyond
+ * this.
  */
 
 export type ServiceName =
-  "auth" | "user" | "product" | "order" | "notification" | "payment" | "analytics" | "analytics-processor";
+  | "auth"
+  | "user"
+  | "product"
+  | "order"
+  | "notification"
+  | "payment"
+  | "analytics"
+  | "analytics-processor"
+  | "web";
 
 /** Deployment-wide values a service may be given, by the variable that carries each. */
 export type OwnedSetting =
@@ -35,6 +44,14 @@ export interface DeployableService {
   readonly owns: readonly OwnedSetting[];
   /** Whether the edge routes its API to it (every service but the stream processor). */
   readonly routed: boolean;
+  /**
+   * What it is. A `service` runs `runServiceProcess` (services/runtime/src/server/
+   * service-process.ts): it is given the platform's store, Kafka, the trust secrets and
+   * telemetry. The `site` runs `runWebProcess` (web-process.ts): it serves the public site from
+   * the files of its build, is given nothing but where to listen and how much to log, and the
+   * edge sends it the site's paths (services/edge/src/public-site.ts, `publicSitePaths`).
+   */
+  readonly kind: "service" | "site";
 }
 
 /** The variable that holds a service's address: `ANALYTICS_PROCESSOR_SERVICE_URL`. */
@@ -49,6 +66,7 @@ export const deployableServices: readonly DeployableService[] = [
     peers: { USER_SERVICE_URL: "user" },
     owns: ["JWT_SECRET", "JWT_TTL", "ADMIN_EMAIL", "ADMIN_PASSWORD"],
     routed: true,
+    kind: "service",
   },
   {
     name: "user",
@@ -56,6 +74,7 @@ export const deployableServices: readonly DeployableService[] = [
     peers: { AUTH_SERVICE_URL: "auth" },
     owns: [],
     routed: true,
+    kind: "service",
   },
   {
     name: "product",
@@ -63,6 +82,7 @@ export const deployableServices: readonly DeployableService[] = [
     peers: { ORDER_SERVICE_URL: "order" },
     owns: ["RESERVATION_TTL"],
     routed: true,
+    kind: "service",
   },
   {
     name: "order",
@@ -70,6 +90,7 @@ export const deployableServices: readonly DeployableService[] = [
     peers: { PRODUCT_SERVICE_URL: "product" },
     owns: [],
     routed: true,
+    kind: "service",
   },
   {
     name: "notification",
@@ -77,6 +98,7 @@ export const deployableServices: readonly DeployableService[] = [
     peers: {},
     owns: ["PAYMENT_CURRENCY"],
     routed: true,
+    kind: "service",
   },
   {
     name: "payment",
@@ -90,6 +112,7 @@ export const deployableServices: readonly DeployableService[] = [
       "PAYMENT_KEY_ID",
     ],
     routed: true,
+    kind: "service",
   },
   {
     name: "analytics",
@@ -97,6 +120,7 @@ export const deployableServices: readonly DeployableService[] = [
     peers: {},
     owns: ["CLICKHOUSE_URL"],
     routed: true,
+    kind: "service",
   },
   {
     // Writes what the Analytics service reads: both need the same ClickHouse.
@@ -105,5 +129,16 @@ export const deployableServices: readonly DeployableService[] = [
     peers: {},
     owns: ["CLICKHOUSE_URL"],
     routed: false,
+    kind: "service",
+  },
+  {
+    // The public site: the API's description and its reference page (docs/decisions.md, "The
+    // public site behind Envoy").
+    name: "web",
+    entry: "services/edge/src/web/main.js",
+    peers: {},
+    owns: [],
+    routed: false,
+    kind: "site",
   },
 ];

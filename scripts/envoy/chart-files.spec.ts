@@ -23,17 +23,17 @@ describe("the Helm chart's generated files (helm/files)", () => {
     }
   });
 
-  it("route every routed service of the catalog to a release-named upstream, and hold the catalog as it is", () => {
+  it("route every routed service and the public site of the catalog to a release-named upstream, and hold the catalog as it is", () => {
     const files = renderChartFiles(contract);
     const envoyYaml = String(files.get("envoy.yaml"));
     for (const service of deployableServices) {
       expect(envoyYaml.includes(`address: __FULLNAME__-${service.name}\n`), service.name).to.equal(
-        service.routed,
+        service.routed || service.kind === "site",
       );
     }
     const catalog = JSON.parse(String(files.get("services.json"))) as { services: unknown[] };
     expect(catalog.services).to.deep.equal(
-      deployableServices.map(({ name, peers, owns, routed }) => ({ name, peers, owns, routed })),
+      deployableServices.map(({ name, peers, owns, routed, kind }) => ({ name, peers, owns, routed, kind })),
     );
   });
 });

@@ -12,8 +12,10 @@
  *   helm/files/contract.binpb  the descriptor set Envoy's transcoder loads (a ConfigMap's
  *                              binaryData);
  *   helm/files/services.json   the service catalog (scripts/cluster/service-catalog.ts): each
- *                              deployable service's peers, owned settings and whether the edge
- *                              routes to it, which the chart's templates iterate over.
+ *                              deployable's peers, owned settings, whether the edge routes its
+ *                              API to it, and its kind (a service, or the public site, which
+ *                              gets the site's paths and nothing of the platform), which the
+ *                              chart's templates iterate over.
  * A test fails when the committed copies are stale (chart-files.spec.ts).
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -65,7 +67,13 @@ export const chartEnvoyOptions: EnvoyOptions = {
 /** File name → contents, as the chart's `files/` folder holds them. */
 export function renderChartFiles(contract: Contract): Map<string, string | Uint8Array> {
   const catalog = {
-    services: deployableServices.map(({ name, peers, owns, routed }) => ({ name, peers, owns, routed })),
+    services: deployableServices.map(({ name, peers, owns, routed, kind }) => ({
+      name,
+      peers,
+      owns,
+      routed,
+      kind,
+    })),
   };
   return new Map<string, string | Uint8Array>([
     ["envoy.yaml", renderEnvoyYaml(contract, chartEnvoyOptions)],

@@ -8,6 +8,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { internalServices, publicServices } from "@commerce/runtime/contract/contract-services.js";
 import { Access, methodContract } from "@commerce/runtime/contract/method-contract.js";
 import { createRouteTable } from "@commerce/edge/route-table.js";
+import { readPublicSiteFiles } from "@commerce/edge/public-site.js";
 import { ensureEnvoy } from "../infra/envoy.js";
 import {
   buildDescriptorSet,
@@ -20,6 +21,7 @@ import {
   defaultDeployments,
   defaultEnvoyOptions,
   EnvoyOptionsError,
+  siteDeployment,
   type EnvoyOptions,
 } from "./envoy-options.js";
 import { writeEnvoySecrets } from "./envoy-secrets.js";
@@ -31,14 +33,21 @@ const repoRoot = join(import.meta.dirname, "..", "..");
 /** The parts of a rendered route the assertions read. */
 interface RenderedRoute {
   readonly name: string;
-  readonly match: { readonly safe_regex?: { readonly regex: string } };
+  readonly match: {
+    readonly safe_regex?: { readonly regex: string };
+    readonly path?: string;
+    readonly prefix?: string;
+  };
   readonly route?: { readonly cluster: string; readonly timeout: string };
   readonly direct_response?: { readonly status: number; readonly body: { readonly inline_string: string } };
   readonly response_headers_to_add?: readonly {
     readonly header: { readonly key: string; readonly value: string };
   }[];
   readonly metadata?: { readonly filter_metadata: { readonly "commerce.rest": Record<string, unknown> } };
-  readonly typed_per_filter_config?: Record<string, { readonly requirement_name?: string }>;
+  readonly typed_per_filter_config?: Record<
+    string,
+    { readonly requirement_name?: string; readonly "@type"?: string; readonly disabled?: boolean }
+  >;
 }
 
 interface RenderedConfig {
@@ -98,8 +107,11 @@ describe("renderEnvoyConfig", () => {
     const deployed = publicServices.filter((s) => defaultDeployments.includes(deploymentOf(s)));
     const expected = createRouteTable(deployed).routes;
     expect(expected.length).to.be.greaterThan(20);
-    // Refusal routes (`* <template>`, `* /api/`) name a cluster too, for the CORS filter.
-    const bound = routesOf(config).filter((r) => r.route !== undefined && !r.name.startsWith("* "));
+    // Refusal routes (`* <template>`, `* /api/`) name a cluster too, for the CORS filter; the
+    // site's routes (`site …`) go to the web deployable.
+    const bound = routesOf(config).filter(
+      (r) => r.route !== undefined && !r.name.startsWith("* ") && !r.name.startsWith("site "),
+    );
     expect(bound.map((r) => r.name).sort()).to.deep.equal(
       expected.map((r) => `${r.verb} ${r.template}`).sort(),
     );
@@ -187,6 +199,48 @@ describe("renderEnvoyConfig", () => {
       "* /api/auth/register",
       "* /api/",
     ]);
+  });
+
+  it("sends the public site's paths to the web deployable, after the probes and before the API, with every filter of the API off", () => {
+    const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
+    const routes = routesOf(config);
+    const site = routes.filter((r) => r.name.startsWith("site "));
+    expect(routes.slice(0, 5).map((r) => r.name)).to.deep.equal([
+      "/healthz",
+      "/readyz",
+      "site /openapi.json",
+      "site /docs",
+      "site /docs/*",
+    ]);
+    expect(site.map((r) => r.match)).to.deep.equal([
+      { path: "/openapi.json" },
+      { path: "/docs" },
+      { prefix: "/docs/" },
+    ]);
+    const off = { "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig", disabled: true };
+    for (const route of site) {
+      expect(route.route, route.name).to.deep.equal({ cluster: siteDeployment, timeout: "30s" });
+      expect(route.metadata, route.name).to.equal(undefined);
+      expect(route.typed_per_filter_config, route.name).to.deep.equal({
+        "envoy.filters.http.cors": off,
+        "envoy.filters.http.jwt_authn": off,
+        "envoy.filters.http.buffer": off,
+        "commerce.rest": off,
+        "envoy.filters.http.grpc_json_transcoder": off,
+        "envoy.filters.http.credential_injector": off,
+      });
+    }
+    // Every file the site serves has a route; nothing else outside /api/ has one.
+    const routed = (path: string) =>
+      site.some(
+        (r) => r.match.path === path || (r.match.prefix !== undefined && path.startsWith(r.match.prefix)),
+      );
+    for (const path of readPublicSiteFiles().keys()) expect(routed(path), path).to.equal(true);
+    expect(routed("/openapi.json/")).to.equal(false);
+    expect(routed("/docsx")).to.equal(false);
+    expect((config as unknown as RenderedConfig).static_resources.clusters.map((c) => c.name)).to.include(
+      siteDeployment,
+    );
   });
 
   it("binds the payment callback to the raw body when payment is deployed", () => {
@@ -380,7 +434,7 @@ describe("renderEnvoyConfig", () => {
         edgeSecret: "e",
       });
       const configPath = join(dir, "envoy.yaml");
-      const names = [...contract.deployments.keys()];
+      const names = [...contract.deployments.keys(), siteDeployment];
       for (const otlp of [undefined, otlpExportOf("http://127.0.0.1:4318")]) {
         await writeFile(
           configPath,

@@ -16,6 +16,8 @@
  *   8. credential_injector    `x-commerce-edge-auth` on every upstream request, from a file;
  *   9. router.
  * With a collector configured, the connection manager traces every request (tracing.ts).
+ * Routes: the edge's probes, the public site's paths to the `web` deployable when it is given
+ * (site-routes.ts, where the filters of the API step aside), then the API (rest-routes.ts).
  */
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { stringify } from "yaml";
@@ -24,13 +26,14 @@ import { createRouteTable, type Route } from "@commerce/edge/route-table.js";
 import type { Contract } from "../codegen/contract-descriptors.js";
 import { corsFilters, corsVirtualHostConfig, varyOnOrigin } from "./cors.js";
 import { deploymentOf } from "../codegen/contract-descriptors.js";
-import { validateEnvoyOptions, type EnvoyOptions, type HostPort } from "./envoy-options.js";
+import { siteDeployment, validateEnvoyOptions, type EnvoyOptions, type HostPort } from "./envoy-options.js";
 import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server/protocol-refusals.js";
 import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
 import { queryMethodRefusals } from "./query-refusals.js";
 import { bearerFilterSource, restFilterSource } from "./lua-source.js";
 import { messageSchemas } from "./request-schema.js";
 import { bearerRequirement, restFilterName, restRoutes } from "./rest-routes.js";
+import { siteRoutes } from "./site-routes.js";
 import { collectorClusterConfig, tracingConfig, tracingRuntime } from "./tracing.js";
 import { upstreamCluster } from "./upstream-clusters.js";
 
@@ -164,7 +167,7 @@ function httpFilters(
 
 /** The configuration as a plain object (the shape of Envoy's bootstrap). */
 export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): JsonObject {
-  validateEnvoyOptions(options, [...contract.deployments.keys()]);
+  validateEnvoyOptions(options, [...contract.deployments.keys(), siteDeployment]);
   const deployed = [...options.upstreams.keys()].flatMap((name) => contract.deployments.get(name) ?? []);
   const routeTable = createRouteTable(deployed);
   const clusters = [...options.upstreams.entries()].map(([name, endpoints]) =>
@@ -213,6 +216,7 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
                             routes: [
                               probeRoute("/healthz", "ok"),
                               probeRoute("/readyz", "ready"),
+                              ...(options.upstreams.has(siteDeployment) ? siteRoutes(siteDeployment) : []),
                               ...restRoutes(routeTable.routes, (route) => deploymentOf(route.service)),
                             ],
                           },

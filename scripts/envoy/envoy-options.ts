@@ -3,8 +3,8 @@
  * of each deployed service, and where Envoy finds its files. Secrets are never parameters:
  * the configuration names files, and whoever runs Envoy puts the secrets there.
  *
- * The defaults suit a Kubernetes namespace that runs the platform: services reached by their
- * short DNS names on the gRPC port, files mounted under /etc/envoy.
+ * The defaults suit a Kubernetes namespace that runs the platform: services (and the `web`
+ * deployable) reached by their short DNS names on the gRPC port, files mounted under /etc/envoy.
  */
 
 import { deployableServices } from "../cluster/service-catalog.js";
@@ -22,8 +22,9 @@ export interface EnvoyOptions {
   /** Envoy's admin interface; always a loopback address (it can stop the server). */
   readonly admin: HostPort;
   /**
-   * Deployment name (`auth`, `user`, ...) → the gRPC address of each of its replicas (one DNS
-   * name in Kubernetes, which resolves to every pod). Only these get routes.
+   * Deployment name (`auth`, `user`, ..., `web` for the public site) → the gRPC address of each
+   * of its replicas (one DNS name in Kubernetes, which resolves to every pod). Only these get
+   * routes.
    */
   readonly upstreams: ReadonlyMap<string, readonly HostPort[]>;
   /** The descriptor set Envoy's transcoder loads. */
@@ -38,9 +39,17 @@ export interface EnvoyOptions {
   readonly cors?: EnvoyCors | undefined;
 }
 
-/** The services the edge routes to (the analytics stream processor has no API). */
+/** The deployable that serves the public site (service-catalog.ts): it gets the site's paths. */
+export const siteDeployment: string = (() => {
+  const sites = deployableServices.filter((service) => service.kind === "site");
+  const [site] = sites;
+  if (site === undefined || sites.length > 1) throw new Error("the service catalog must hold one site");
+  return site.name;
+})();
+
+/** What the edge routes to: the services with an API (not the stream processor), and the site. */
 export const defaultDeployments: readonly string[] = deployableServices
-  .filter((service) => service.routed)
+  .filter((service) => service.routed || service.kind === "site")
   .map((service) => service.name);
 
 /** The port every service's gRPC server listens on in a cluster (`GRPC_PORT`'s default). */

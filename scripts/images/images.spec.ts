@@ -48,7 +48,10 @@ import { startReplayedContainer, type ReplayedContainer } from "./replayed-conta
 const root = join(import.meta.dirname, "..", "..");
 const log = (line: string): void => void process.stdout.write(`      ${line}\n`);
 
-/** The API each image serves, whose name its health service answers for (none: the processor). */
+/**
+ * The API each image serves, whose name its health service answers for (none: the processor and
+ * the public site).
+ */
 const publicApi: Record<ServiceName, DescService | undefined> = {
   auth: AuthService,
   user: UserService,
@@ -58,6 +61,7 @@ const publicApi: Record<ServiceName, DescService | undefined> = {
   payment: PaymentService,
   analytics: AnalyticsService,
   "analytics-processor": undefined,
+  web: undefined,
 };
 
 /** Every path under a folder with what would show a change: kind, size, mode, owner, mtime. */
@@ -211,6 +215,12 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
       "protoc-gen-es",
     ]);
     for (const { entry } of deployableServices) expect(existsSync(join(app, entry)), entry).to.equal(true);
+    // What the public site serves, read from the image.
+    for (const file of [
+      "services/runtime/gen/openapi.json",
+      "services/edge/site/docs/vendor/swagger-ui-bundle.js",
+    ])
+      expect(existsSync(join(app, file)), file).to.equal(true);
     const sources = readdirSync(join(app, "services"), { recursive: true, encoding: "utf8" });
     expect(sources.filter((path) => /\.ts$/.test(path) && !path.endsWith(".d.ts"))).to.deep.equal([]);
     const files = readdirSync(image.rootfs, { recursive: true, withFileTypes: true });
@@ -262,11 +272,16 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
           // The processes share this machine's network, where a pod has its own: a port each.
           PORT: String(ports[index]),
           LOG_LEVEL: "warn",
-          MONGODB_URL: ferret?.url ?? "",
-          KAFKA_BROKERS: kafka?.brokers ?? "",
-          PEER_SECRET: deployment.PEER_SECRET,
-          EDGE_SECRET_SHA256: Buffer.from(sha256(deployment.EDGE_SECRET)).toString("hex"),
         };
+        // The public site is given nothing of the platform, as in the chart.
+        if (service.kind === "service") {
+          Object.assign(env, {
+            MONGODB_URL: ferret?.url ?? "",
+            KAFKA_BROKERS: kafka?.brokers ?? "",
+            PEER_SECRET: deployment.PEER_SECRET,
+            EDGE_SECRET_SHA256: Buffer.from(sha256(deployment.EDGE_SECRET)).toString("hex"),
+          });
+        }
         for (const [variable, peer] of Object.entries(service.peers)) {
           if (peer !== undefined) env[variable] = `http://127.0.0.1:${portOf(peer)}`;
         }
@@ -280,7 +295,10 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
           startReplayedContainer({
             image: imageOf(service.name),
             env,
-            volumes: { "/data": join(volumes, "data"), "/tmp": join(volumes, "tmp") },
+            volumes: {
+              ...(service.kind === "service" ? { "/data": join(volumes, "data") } : {}),
+              "/tmp": join(volumes, "tmp"),
+            },
           });
         containers.set(service.name, {
           container: await start(),
@@ -359,6 +377,27 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
       );
       const { categories } = await products.listCategories({});
       expect(categories.map((c) => c.id)).to.include.members(["books", "electronics"]);
+    });
+
+    it("web: serves the public site from its image's files: the API's description and the reference page", async () => {
+      const base = `http://127.0.0.1:${containers.get("web")?.port ?? 0}`;
+      const description = await fetch(`${base}/openapi.json`);
+      expect(description.status).to.equal(200);
+      expect(((await description.json()) as { openapi: string }).openapi).to.equal("3.1.0");
+      const page = await fetch(`${base}/docs`);
+      expect(page.status).to.equal(200);
+      expect(page.headers.get("content-type")).to.match(/^text\/html/);
+      expect(await page.text()).to.include('src="/docs/vendor/swagger-ui-bundle.js"');
+      const bundle = await fetch(`${base}/docs/vendor/swagger-ui-bundle.js`);
+      expect(bundle.status).to.equal(200);
+      expect((await bundle.arrayBuffer()).byteLength).to.be.greaterThan(1e6);
+      const other = await fetch(`${base}/api/products`);
+      expect(other.status).to.equal(404);
+      expect(await other.json()).to.deep.equal({
+        status: 404,
+        code: "NOT_FOUND",
+        message: "no route for this path",
+      });
     });
 
     it("no process wrote in its image: only the volumes (/data, /tmp) may change", () => {

@@ -2,7 +2,9 @@
  * What only the Envoy edge can get wrong, checked on a real Envoy in front of a recording
  * stand-in of the services: headers a client must not be able to set, Envoy's own control
  * headers, paths that lead around the REST routes, Envoy's own error replies, and the raw
- * payment callback. The behaviour both edges share is the acceptance suite's.
+ * payment callback; and in front of the public site (the `web` deployable's host, recording
+ * what reaches it): what the API's filters must not do to it. The behaviour both edges share is
+ * the acceptance suite's.
  */
 import { request as httpRequest } from "node:http";
 import { createServer } from "node:net";
@@ -13,7 +15,12 @@ import { expect } from "chai";
 import { SignJWT } from "jose";
 import { ConnectError } from "@connectrpc/connect";
 import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
+import { createPublicSite, readPublicSiteFiles } from "@commerce/edge/public-site.js";
+import { trustNobody } from "@commerce/runtime/identity/request-trust.js";
+import { noRevokedAccounts } from "@commerce/runtime/identity/revoked-accounts.js";
+import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
+import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
 import { rawExchange } from "@commerce/runtime/testing/raw-http-exchange.js";
 import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../scripts/envoy/envoy-process.js";
 import {
@@ -102,6 +109,7 @@ describe("Envoy edge", function () {
         ["user", [services]],
         ["payment", [services]],
         ["product", [{ host: "127.0.0.1", port: await closedPort() }]],
+        ["web", [{ host: "127.0.0.1", port: await closedPort() }]],
       ]),
       secrets: { jwtSecret, edgeSecret },
       cors: { allowedOrigins: [shop], allowedHeaders: [], maxAgeSeconds: 600 },
@@ -245,14 +253,16 @@ describe("Envoy edge", function () {
     });
   }
 
-  it("answers 503 with the fixed text when a service is down", async () => {
-    const answer = await send(base, "GET", "/api/products");
-    expect(answer.status).to.equal(503);
-    expect(JSON.parse(answer.text)).to.deep.equal({
-      status: 503,
-      code: "UNAVAILABLE",
-      message: "service temporarily unavailable, retry later",
-    });
+  it("answers 503 with the fixed text when a service is down, or the public site", async () => {
+    for (const path of ["/api/products", "/openapi.json", "/docs/"]) {
+      const answer = await send(base, "GET", path);
+      expect(answer.status, path).to.equal(503);
+      expect(JSON.parse(answer.text), path).to.deep.equal({
+        status: 503,
+        code: "UNAVAILABLE",
+        message: "service temporarily unavailable, retry later",
+      });
+    }
   });
 
   const noRoute = { status: 404, code: "NOT_FOUND", message: "no route for this path" };
@@ -395,6 +405,102 @@ describe("Envoy edge", function () {
     const readyz = await send(base, "GET", "/readyz");
     expect([healthz.status, healthz.text]).to.deep.equal([200, '{"status":"ok"}']);
     expect([readyz.status, readyz.text]).to.deep.equal([200, '{"status":"ready"}']);
+  });
+});
+
+describe("Envoy edge: the public site", function () {
+  this.timeout(60_000);
+  /** The headers of every request that reached the site. */
+  const arrived: Record<string, string | string[] | undefined>[] = [];
+  let site: ServiceHost;
+  let envoy: EnvoyProcess;
+  let base: string;
+
+  before(async () => {
+    const pages = createPublicSite(readPublicSiteFiles());
+    // The web process's host (services/runtime/src/server/web-process.ts), recording.
+    site = createServiceHost({
+      routes: [],
+      logger: createLogger("silent", "web"),
+      maxBodyBytes: 1024 * 1024,
+      trust: trustNobody,
+      revoked: noRevokedAccounts,
+      isReady: () => true,
+      pages: (req, res, pathname) => {
+        arrived.push({ ...req.headers });
+        return pages(req, res, pathname);
+      },
+    });
+    const port = await site.listen(0, "127.0.0.1");
+    envoy = await startEnvoyProcess({
+      upstreams: new Map([["web", [{ host: "127.0.0.1", port }]]]),
+      secrets: { jwtSecret, edgeSecret },
+      cors: { allowedOrigins: [shop], allowedHeaders: [], maxAgeSeconds: 600 },
+    });
+    base = envoy.baseUrl;
+  });
+
+  after(async () => {
+    await envoy.stop();
+    await site.close(100);
+  });
+
+  beforeEach(() => {
+    arrived.length = 0;
+  });
+
+  it("passes a request on without the edge credential, a token or identity headers, and adds no CORS headers", async () => {
+    const answer = await send(base, "GET", "/openapi.json", {
+      authorization: `Bearer ${await token({ sub: "admin@example.test", role: "ADMIN" })}`,
+      origin: shop,
+      "x-commerce-edge-auth": "forged",
+      "x-user-role": "ADMIN",
+    });
+    expect(answer.status).to.equal(200);
+    expect(JSON.parse(answer.text)).to.have.property("openapi", "3.1.0");
+    expect(Object.keys(answer.headers).filter((name) => name.startsWith("access-control-"))).to.deep.equal(
+      [],
+    );
+    expect(arrived).to.have.length(1);
+    const names = Object.keys(arrived[0] ?? {});
+    expect(
+      names.filter(
+        (name) => name.startsWith("x-commerce-") || name.startsWith("x-user-") || name === "authorization",
+      ),
+    ).to.deep.equal([]);
+  });
+
+  it("gives another method the site's 405 before reading a body over 1 MiB, and a preflight too", async () => {
+    const refused = {
+      status: 405,
+      code: "METHOD_NOT_ALLOWED",
+      message: "use GET or HEAD for this path",
+    };
+    const post = await send(base, "POST", "/openapi.json", json, "x".repeat(2 * 1024 * 1024));
+    expect([post.status, post.headers["allow"]], post.text).to.deep.equal([405, "GET, HEAD"]);
+    expect(JSON.parse(post.text)).to.deep.equal(refused);
+    const preflight = await send(base, "OPTIONS", "/docs", {
+      origin: shop,
+      "access-control-request-method": "GET",
+    });
+    expect(preflight.status, preflight.text).to.equal(405);
+    expect(JSON.parse(preflight.text)).to.deep.equal(refused);
+    expect(preflight.headers["access-control-allow-origin"]).to.equal(undefined);
+  });
+
+  it("sends everything under /docs/ to the site, which answers its own 404, and nothing beside those paths", async () => {
+    const noRoute = { status: 404, code: "NOT_FOUND", message: "no route for this path" };
+    const unknownFile = await send(base, "GET", "/docs/nothing-here.js");
+    expect(unknownFile.status).to.equal(404);
+    expect(JSON.parse(unknownFile.text)).to.deep.equal(noRoute);
+    expect(arrived).to.have.length(1);
+    for (const path of ["/openapi.json/", "/docsx", "/openapi.yaml"]) {
+      arrived.length = 0;
+      const answer = await send(base, "GET", path);
+      expect(answer.status, path).to.equal(404);
+      expect(JSON.parse(answer.text), path).to.deep.equal(noRoute);
+      expect(arrived, path).to.deep.equal([]);
+    }
   });
 });
 

@@ -12,6 +12,7 @@ import { appendFile, cp } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { expect } from "chai";
+import { deployableServices } from "../../cluster/service-catalog.js";
 import { usePrivateControlPlane } from "../control-plane-fixture.js";
 import { kubeRequest } from "../kube-api.js";
 import { helmEnvironment, runTool, type ToolRun } from "../run-tool.js";
@@ -169,7 +170,8 @@ describe("the Helm chart on a Kubernetes control plane", function () {
     const manifests = parseManifests(manifest.stdout);
     renderedKinds = [...new Set(manifests.map((m) => m.kind))].sort();
     serviceDeployments = manifests.filter((m) => m.kind === "Deployment").length;
-    expect(serviceDeployments).to.equal(9);
+    // Every deployable of the catalog, and Envoy.
+    expect(serviceDeployments).to.equal(deployableServices.length + 1);
     // Two replicas each: Envoy's by value, the services' by their HPA's minimum.
     await expectAllReady("shop", serviceDeployments, 2);
     const pods = await get<ObjectList<{ spec: { nodeName?: string } }>>(

@@ -68,6 +68,8 @@ const commonSettings = [
   "PEER_SECRET",
   "EDGE_SECRET_SHA256",
 ];
+/** All the public site (the `web` deployable) is given: no store, no Kafka, no secret. */
+const siteSettings = ["HOST", "PORT", "LOG_LEVEL"];
 /** Owned settings the chart leaves out while their value is empty (the sandbox gateway). */
 const optionalSettings = ["PAYMENT_GATEWAY_URL", "PAYMENT_KEY_ID"];
 
@@ -169,12 +171,13 @@ describe("the Helm chart rendered per profile", function () {
     expect(flows).to.include('egress notification -> pods {"app.kubernetes.io/component":"order"}:9090/TCP');
   });
 
-  it("gives each service only its own settings, the common ones and its peers' Service addresses", () => {
+  it("gives each service only its own settings, the common ones and its peers' Service addresses, and the public site only where to listen", () => {
     const manifests = manifestsOf("default");
     for (const service of deployableServices) {
       const container = containerOf(named(manifests, "Deployment", `${release}-${service.name}`));
       const names = (container.env ?? []).map((variable) => variable.name);
-      const expected = [...commonSettings, ...Object.keys(service.peers), ...service.owns].filter(
+      const common = service.kind === "site" ? siteSettings : commonSettings;
+      const expected = [...common, ...Object.keys(service.peers), ...service.owns].filter(
         (name) => !optionalSettings.includes(name),
       );
       expect([...names].sort(), service.name).to.deep.equal([...expected].sort());
@@ -190,6 +193,21 @@ describe("the Helm chart rendered per profile", function () {
     }
     // The stream processor has no API and no caller: no Service.
     expect(byKind(manifests, "Service").map(componentOf)).to.not.include("analytics-processor");
+  });
+
+  it("runs the public site with no data volume, and does not roll it when a secret changes (it holds none)", () => {
+    interface PodTemplate {
+      readonly template: {
+        readonly metadata: { readonly annotations?: Record<string, string> };
+        readonly spec: { readonly volumes: readonly { readonly name: string }[] };
+      };
+    }
+    const manifests = manifestsOf("default");
+    const pod = (name: string) =>
+      (named(manifests, "Deployment", `${release}-${name}`).spec as PodTemplate).template;
+    expect(pod("web").spec.volumes.map((volume) => volume.name)).to.deep.equal(["tmp"]);
+    expect(pod("web").metadata.annotations?.["checksum/secrets"]).to.equal(undefined);
+    expect(pod("order").metadata.annotations?.["checksum/secrets"]).to.be.a("string");
   });
 
   it("probes each service on its gRPC port: start-up and readiness by gRPC health, liveness by /healthz", () => {
@@ -224,7 +242,9 @@ describe("the Helm chart rendered per profile", function () {
     const config = named(manifests, "ConfigMap", `${release}-envoy`);
     const envoyYaml = config.data?.["envoy.yaml"] ?? "";
     const descriptor = config.binaryData?.["contract.binpb"] ?? "";
-    for (const service of deployableServices.filter((s: DeployableService) => s.routed)) {
+    for (const service of deployableServices.filter(
+      (s: DeployableService) => s.routed || s.kind === "site",
+    )) {
       expect(envoyYaml).to.include(`address: ${release}-${service.name}\n`);
       named(manifests, "Service", `${release}-${service.name}`);
     }

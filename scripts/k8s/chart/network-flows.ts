@@ -176,10 +176,11 @@ export function expectedFlows(services: readonly DeployableService[], values: Fl
       flows.add(`egress ${from} -> ${target}:${dependency.networkPolicy.port}/TCP`);
   };
   const inCluster = values.inCluster.enabled;
+  // The public site calls nothing, not even DNS.
   const components = [
     "envoy",
     "test",
-    ...services.map((service) => service.name),
+    ...services.filter((service) => service.kind === "service").map((service) => service.name),
     ...(inCluster ? Object.keys(inClusterPorts) : []),
   ];
   const dns = describePeer({
@@ -194,7 +195,8 @@ export function expectedFlows(services: readonly DeployableService[], values: Fl
   flows.add(`egress test -> envoy:${edgePort}/TCP`);
   if (values.otel.endpoint !== "") external("envoy", values.otel);
   for (const service of services) {
-    if (service.routed) both("envoy", service.name, grpcPort);
+    if (service.routed || service.kind === "site") both("envoy", service.name, grpcPort);
+    if (service.kind === "site") continue;
     for (const peer of Object.values(service.peers)) {
       if (peer !== undefined) both(service.name, peer, grpcPort);
     }

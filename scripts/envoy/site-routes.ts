@@ -1,0 +1,47 @@
+/**
+ * The public site at the Envoy edge (docs/decisions.md, "The public site behind Envoy"): the
+ * paths the local edge serves besides the API (services/edge/src/public-site.ts,
+ * `publicSitePaths`: `/openapi.json` and `/docs` exactly, everything under `/docs/`) go to the
+ * `web` deployable, which answers them as the local edge does, its 404 and 405 included. They
+ * are not the API's routes, so the API's filters step aside on them (verified on Envoy 1.40):
+ *   - the REST filter and the transcoder leave the request and the answer as they are, and
+ *     jwt_authn asks for no token (the site is public);
+ *   - the edge credential is not sent: the `web` process is given no secret and needs none;
+ *   - the body is not buffered: another method is the site's 405 before its body is read, as on
+ *     the local edge, not a 413;
+ *   - no CORS header: the local edge adds them under /api/ only.
+ * Envoy's own replies on them (the site down: 503) keep the JSON error body (local-replies.ts).
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import { publicSitePaths } from "@commerce/edge/public-site.js";
+import { restFilterName, routeTimeoutSeconds } from "./rest-routes.js";
+
+/** The HTTP filters of the API, which have nothing to do on the site's routes. */
+const apiFilters = [
+  "envoy.filters.http.cors",
+  "envoy.filters.http.jwt_authn",
+  "envoy.filters.http.buffer",
+  restFilterName,
+  "envoy.filters.http.grpc_json_transcoder",
+  "envoy.filters.http.credential_injector",
+];
+
+/** Envoy's generic per-route switch, which any HTTP filter obeys. */
+const disabled: JsonObject = {
+  "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig",
+  disabled: true,
+};
+
+/** The site's routes, to the cluster `cluster`: exact paths first, then the prefixes. */
+export function siteRoutes(cluster: string): JsonObject[] {
+  const matches: [string, JsonObject][] = [
+    ...publicSitePaths.exact.map((path): [string, JsonObject] => [path, { path }]),
+    ...publicSitePaths.prefixes.map((prefix): [string, JsonObject] => [`${prefix}*`, { prefix }]),
+  ];
+  return matches.map(([name, match]) => ({
+    name: `site ${name}`,
+    match,
+    route: { cluster, timeout: `${routeTimeoutSeconds}s` },
+    typed_per_filter_config: Object.fromEntries(apiFilters.map((filter) => [filter, disabled])),
+  }));
+}
