@@ -31,8 +31,9 @@
  *   8. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
  *      and Order, behind a real Envoy, every process and Envoy tracing into a private Jaeger:
  *      the end-to-end trace of an order placed and paid (read back from Jaeger's API, with the
- *      metrics), the acceptance suite through Envoy and the service-port suite against the
- *      services' own ports; no process may exit meanwhile.
+ *      metrics), the acceptance suite through Envoy, the service-port suite against the
+ *      services' own ports, then Schemathesis fuzzing the API through Envoy from the description
+ *      Envoy serves (the `web` process's); no process may exit meanwhile.
  * Prints how long each step took, and ends with one line of totals.
  */
 import { randomBytes } from "node:crypto";
@@ -263,6 +264,12 @@ try {
         ...deployment,
         ...serviceUrls((service) => running.urlsOf(service)[0] ?? ""),
       });
+      await step(
+        `API fuzzing (${topology}): Schemathesis through Envoy, every phase and check`,
+        bin("mocha"),
+        ["test/schemathesis/**/*.spec.ts"],
+        { ...deployment, BASE_URL: cluster.baseUrl },
+      );
       const problems = cluster.problems();
       if (problems.length > 0) failedToStart(`${topology}: no process may exit`, problems.join("\n"));
     } finally {
