@@ -218,7 +218,10 @@ describe("renderEnvoyConfig", () => {
       { prefix: "/docs/" },
     ]);
     const off = { "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig", disabled: true };
+    const filters = manager(config).http_filters.map((f) => f.name);
     for (const route of site) {
+      // Each names a filter of the chain: a renamed filter would otherwise stay on, silently.
+      expect(filters, route.name).to.include.members(Object.keys(route.typed_per_filter_config ?? {}));
       expect(route.route, route.name).to.deep.equal({ cluster: siteDeployment, timeout: "30s" });
       expect(route.metadata, route.name).to.equal(undefined);
       expect(route.typed_per_filter_config, route.name).to.deep.equal({
