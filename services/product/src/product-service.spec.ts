@@ -208,7 +208,7 @@ describe("Product service: ProductService over RPC", () => {
     for (const items of bad) codes.push(await codeOf(products().bulkCreateProducts({ products: items })));
     expect(codes).to.deep.equal([
       Code.InvalidArgument,
-      Code.InvalidArgument,
+      Code.NotFound,
       Code.AlreadyExists,
       Code.AlreadyExists,
     ]);
