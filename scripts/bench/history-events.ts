@@ -40,7 +40,7 @@ const products = createEventFactory("/commerce/product");
 export interface HistoryOrder {
   readonly orderId: string;
   readonly paymentId: string;
-  /** The customer's email, the spec's customerId. */
+  /** The customer's email, the contract's customerId. */
   readonly customerId: string;
   readonly productId: string;
   readonly quantity: number;

@@ -6,7 +6,7 @@
  * Settings and why:
  *   - `auto.create.topics.enable=false`: a topic exists because the code created it (the Kafka
  *     bus creates its topics), never because a typo was published to;
- *   - `num.partitions=3`: the default of topics created without a count, as in the spec;
+ *   - `num.partitions=3`: the default of topics created without a count, as in the contract;
  *   - replication factor 1 and `min.isr` 1 for the internal topics: there is one broker;
  *   - `offsets.topic.num.partitions=5` (default 50): the offsets topic is created when the first
  *     group appears, and 50 partitions make that first join take seconds on a laptop;

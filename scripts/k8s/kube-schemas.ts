@@ -10,7 +10,7 @@
  * null, an int-or-string admits both, and a quantity admits a number (`cpu: 1`).
  */
 
-/** A schema of the spec; only what the conversion reads is typed. */
+/** A schema of the API server's OpenAPI document; only what the conversion reads is typed. */
 export interface OpenApiSchema {
   readonly $ref?: string;
   readonly type?: string;
@@ -96,7 +96,7 @@ export function schemaFileName({ group, version, kind }: GroupVersionKind): stri
 }
 
 /**
- * The schema files for every kind the spec defines, by file name. A kind that the spec lists
+ * The schema files for every kind the OpenAPI document defines, by file name. A kind that it lists
  * under several groups whose names start alike keeps the first definition found.
  */
 export function kubeconformSchemas(spec: OpenApiSpec): Map<string, JsonSchema> {

@@ -1,7 +1,8 @@
 /**
  * What a fresh clone must hold true of the repository itself:
  *   - it stands on its own: no file cites material outside it (the design notes the team
- *     works from are restated in docs/, which is what the code cites);
+ *     works from are restated in docs/, which is what the code cites), nor a "spec" its reader
+ *     does not have (the contract is proto/ and the API description generated from it);
  *   - every npm script runs a file that exists;
  *   - every production dependency is used by production code (a declared, unused dependency
  *     is weight and attack surface in every image);
@@ -48,6 +49,12 @@ describe("the repository", () => {
     ].map((parts) => parts.join(""));
     const citing = files.filter((path) => outside.some((name) => read(path).includes(name)));
     expect(citing).to.deep.equal([]);
+  });
+
+  it("names its contract as the contract, never as a spec the reader does not have", () => {
+    // The word as a noun after "the"; `*.spec.ts` file names and `spec.template` are fine.
+    const spec = /\bthe (product )?spec('s)?\b(?![.\w-])/i;
+    expect(files.filter((path) => spec.test(read(path)))).to.deep.equal([]);
   });
 
   it("holds no unresolved merge: no conflict marker at the start of a line", () => {

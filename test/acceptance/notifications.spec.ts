@@ -34,7 +34,7 @@ async function welcomeAndSignIn(
 describe("Notification: GET /api/notifications", function () {
   this.timeout(60_000);
 
-  it("shows a new user USER_REGISTERED and USER_LOGIN notifications, unread, with the spec's fields", async () => {
+  it("shows a new user USER_REGISTERED and USER_LOGIN notifications, unread, with the contract's fields", async () => {
     const user = await registeredUser("notified");
     const { welcome, signIn } = await welcomeAndSignIn(user);
     expect(welcome).to.include({

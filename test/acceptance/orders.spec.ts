@@ -226,7 +226,7 @@ describe("Order: reading orders", () => {
     [alice, bob] = await Promise.all([registeredUser("alice"), registeredUser("bob")]);
   });
 
-  it("GET /api/orders/{orderId}: 200 with exactly the spec's fields for the owner and for an admin", async () => {
+  it("GET /api/orders/{orderId}: 200 with exactly the contract's fields for the owner and for an admin", async () => {
     const { orderId } = await placed(alice.token, [{ productId: pen, quantity: 3 }]);
     for (const token of [alice.token, admin]) {
       const response = await api("GET", `/api/orders/${orderId}`, { token });

@@ -60,7 +60,7 @@ describe("Product: GET /api/categories", () => {
 });
 
 describe("Product: GET /api/products/{productId}", () => {
-  it("shows a product without a token, with exactly the spec's fields and the category's name", async () => {
+  it("shows a product without a token, with exactly the contract's fields and the category's name", async () => {
     const input = productInput({ price: 19.99, stock: 12, categoryId: "home-kitchen" });
     expect((await createAsAdmin(input)).status).to.equal(201);
     const [summary] = (await productsOfBrand(input.brand)).content;

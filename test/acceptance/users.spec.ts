@@ -15,7 +15,7 @@ interface Profile {
 }
 
 describe("User: GET /api/users/me", () => {
-  it("is consistent at once after register and login, with exactly the spec's fields", async () => {
+  it("is consistent at once after register and login, with exactly the contract's fields", async () => {
     const input = registration();
     expect((await api("POST", "/api/auth/register", { body: input })).status).to.equal(201);
     const token = await login(input.email, input.password);

@@ -1,7 +1,7 @@
 /**
  * A JSON client of the embedded platform's edge for its own specs (tracing, metrics): one
  * request with an optional bearer token, body and extra headers; the answer's status and parsed
- * body. `baseUrl` is read per call, as the platform starts in the spec's `before`.
+ * body. `baseUrl` is read per call, as the platform starts in the test file's `before`.
  */
 import { expect } from "chai";
 

@@ -1,5 +1,5 @@
 /**
- * The three reports of the Analytics service, as the spec shapes them: figures from the store
+ * The three reports of the Analytics service, as the contract shapes them: figures from the store
  * (analytics-figures.ts), days from the clock in UTC, amounts turned from exact minor units into
  * JSON numbers with at most two decimals only here, at the service's edge.
  */

@@ -1,5 +1,5 @@
 /**
- * Issues the spec's JWT: HS512, claims `sub` (email), `role`, `name`, `iat`, `exp`, and ours,
+ * Issues the contract's JWT: HS512, claims `sub` (email), `role`, `name`, `iat`, `exp`, and ours,
  * `uid`: the account's user id, never reused, so a token names the one account it was issued
  * for (docs/decisions.md "Identity lifecycle").
  */

@@ -10,7 +10,7 @@ function routeOf(match: RouteMatch): string {
   return `${match.route.service.name}.${match.route.method.name} ${JSON.stringify(Object.fromEntries(match.params))}`;
 }
 
-/** The spec's REST surface, endpoint by endpoint: method, path, access, success status. */
+/** The contract's REST surface, endpoint by endpoint: method, path, access, success status. */
 const spec: [string, string, Access, number][] = [
   ["POST", "/api/auth/register", Access.PUBLIC, 201],
   ["POST", "/api/auth/login", Access.PUBLIC, 200],
@@ -37,7 +37,7 @@ const spec: [string, string, Access, number][] = [
   ["POST", "/api/payments/create", Access.AUTHENTICATED, 200],
   ["GET", "/api/payments/my", Access.AUTHENTICATED, 200],
   ["POST", "/api/payments/callback", Access.PUBLIC, 200],
-  // Not the spec's: the embedded sandbox gateway's checkout (docs/decisions.md "Payments").
+  // Not the contract's: the embedded sandbox gateway's checkout (docs/decisions.md "Payments").
   ["POST", "/api/payments/sandbox/checkout", Access.AUTHENTICATED, 200],
   ["GET", "/api/notifications", Access.AUTHENTICATED, 200],
   ["PUT", "/api/notifications/{notification_id}/read", Access.AUTHENTICATED, 200],
@@ -48,7 +48,7 @@ const spec: [string, string, Access, number][] = [
 ];
 
 describe("createRouteTable", () => {
-  it("derives exactly the spec's REST surface (and the sandbox checkout) from the descriptors, each endpoint once", () => {
+  it("derives exactly the contract's REST surface (and the sandbox checkout) from the descriptors, each endpoint once", () => {
     const derived = table.routes.map((r) => [
       r.verb,
       r.template,

@@ -413,7 +413,7 @@ describe("Notification service", () => {
       return notificationsOf(alice, 5);
     }
 
-    it("lists only the caller's own notifications, newest first, with the spec's fields", async () => {
+    it("lists only the caller's own notifications, newest first, with the contract's fields", async () => {
       const list = await fiveOrders();
       expect(list.map((n) => n.message)).to.deep.equal(
         [5, 4, 3, 2, 1].map((i) => `Your order ord_${i} for ₹${i}.00 has been placed.`),

@@ -17,7 +17,7 @@ export interface NotificationDocument extends VersionedDocument {
   readonly _id: string;
   /** The recipient's lower-cased email (the identity the edge asserts). */
   readonly userEmail: string;
-  /** The spec's name of the event that caused it, e.g. ORDER_PLACED. */
+  /** The contract's name of the event that caused it, e.g. ORDER_PLACED. */
   readonly eventType: string;
   readonly message: string;
   /** The event's time, UTC wall clock YYYY-MM-DDTHH:MM:SS (what clients see). */

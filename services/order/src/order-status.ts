@@ -1,5 +1,5 @@
 /**
- * The order state machine of the spec ("States and transitions"): a new order is CREATED; an
+ * The order state machine of the contract: a new order is CREATED; an
  * admin moves it CREATED → CONFIRMED and CONFIRMED → CANCELLED. Every other requested move,
  * staying in the same status included, is an invalid transition (409).
  */

@@ -26,7 +26,7 @@ export type StoredOrderStatus = OrderStatus | "ABANDONED";
 export interface OrderDocument extends OutboxCarrier {
   /** Opaque: `ord_` and 22 random base64url characters. */
   readonly _id: string;
-  /** The owner's email (the spec's customerId, the identity the edge asserts). */
+  /** The owner's email (the contract's customerId, the identity the edge asserts). */
   readonly customerId: string;
   readonly status: StoredOrderStatus;
   /** UTC wall clock, YYYY-MM-DDTHH:MM:SS. */

@@ -2,7 +2,7 @@
  * What every analytics-store failure becomes. The store's own message (which may quote the SQL,
  * table names and values) stays in `cause`, for the server's log: the error's message is fixed,
  * and the runtime's error mapping (`toConnectError`) turns this error, like any that is not a
- * domain error, into INTERNAL "internal error", the spec's 500 for a failed analytics query.
+ * domain error, into INTERNAL "internal error", the contract's 500 for a failed analytics query.
  */
 export type AnalyticsOperation = "command" | "insert" | "query" | "open";
 

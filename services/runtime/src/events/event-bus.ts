@@ -19,7 +19,7 @@
 export interface EventRecord {
   /** CloudEvents `id`: unique per event, the key of idempotent consumption. */
   readonly id: string;
-  /** CloudEvents `type`: the spec's event name, e.g. ORDER_PLACED. */
+  /** CloudEvents `type`: the contract's event name, e.g. ORDER_PLACED. */
   readonly type: string;
   /** CloudEvents `source`: the publishing service, e.g. /commerce/order. */
   readonly source: string;

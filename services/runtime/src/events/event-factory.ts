@@ -1,6 +1,6 @@
 /**
  * Builds and reads events from the payload messages in `proto/commerce/events/v1`. Each payload
- * message names its spec event type and topic in the option `(commerce.options.v1.event)`, so the
+ * message names its contract event type and topic in the option `(commerce.options.v1.event)`, so the
  * table of eleven events lives once, in proto, and no service spells a type or topic by hand.
  */
 import {
@@ -19,7 +19,7 @@ import type { EventRecord } from "./event-bus.js";
 import type { OutboxEntry } from "./outbox.js";
 import { PermanentEventError } from "./permanent-event-error.js";
 
-/** An event payload message's spec name (CloudEvents type) and topic. */
+/** An event payload message's contract name (CloudEvents type) and topic. */
 export interface EventContract {
   readonly type: string;
   readonly topic: string;

@@ -1,5 +1,5 @@
 /**
- * The topics of the spec's events (`auth-events`, `product-events`, `order-events`,
+ * The topics of the contract's events (`auth-events`, `product-events`, `order-events`,
  * `payment-events`), read from the payload messages in `proto/commerce/events/v1`: each names
  * its topic in `(commerce.options.v1.event)`, so the list lives once, in proto, and a bus that
  * creates its topics up front (Kafka) needs no hand-written copy of it.

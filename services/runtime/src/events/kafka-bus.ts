@@ -5,7 +5,7 @@
  * KafkaJS's request queue (a timer every millisecond per connection) is corrected before the
  * client is made (kafkajs-request-queue.ts).
  *
- * Topics. Created at start if missing (the spec's four by default, `partitions` each, 3 by
+ * Topics. Created at start if missing (the contract's four by default, `partitions` each, 3 by
  * default), and any other topic the first time it is published to or subscribed to, such as
  * `<group>.dead-letter`. Brokers run with `auto.create.topics.enable=false`, so a topic exists
  * because this adapter created it with the intended partition count.

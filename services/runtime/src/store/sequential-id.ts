@@ -6,7 +6,7 @@ import {
 } from "./document-store.js";
 
 /**
- * Integer ids that are never handed out twice (the spec's users and addresses have integer
+ * Integer ids that are never handed out twice (the contract's users and addresses have integer
  * ids). There is no atomic counter on every backend (FerretDB's `$inc` is not atomic under
  * concurrency), so each id is claimed by a unique insert into a claims collection that nothing
  * ever deletes from: of racing writers one gets the id, the others take the next one. Taking

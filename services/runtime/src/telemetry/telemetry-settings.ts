@@ -198,7 +198,7 @@ function readSampler(env: EnvReader): { sampler: SamplerName; samplerRatio: numb
   return { sampler, samplerRatio: ratio };
 }
 
-/** `key=value,key2=value2` with percent-encoded values (W3C Baggage's format, as the spec says). */
+/** `key=value,key2=value2` with percent-encoded values (W3C Baggage's format, as its specification says). */
 function readKeyValues(env: EnvReader, name: string): Record<string, string> {
   const out: Record<string, string> = {};
   const raw = env.string(name);
