@@ -129,7 +129,7 @@ try {
     ["scripts/infra/**/*.spec.ts"],
   );
   await step("Envoy configuration, edge and tracer, topology supervision", bin("mocha"), [
-    "scripts/envoy/**/*.spec.ts",
+    "envoy/**/*.spec.ts",
     "scripts/cluster/**/*.spec.ts",
     "test/envoy/**/*.spec.ts",
   ]);

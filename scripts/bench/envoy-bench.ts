@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { edgeCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
 import { startServices } from "../cluster/cluster.js";
-import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../envoy/envoy-process.js";
+import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
 import { startPlatformProcess } from "../testing/platform-process.js";
 import { startChildServer } from "./child-server.js";
 import { formatResult, measure, type LoadResult } from "./load.js";

@@ -18,8 +18,8 @@ import { corsSettingsOf, type CorsSettingName } from "@commerce/edge/cors-settin
 import { sha256 } from "@commerce/runtime/identity/request-trust.js";
 import { build, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
-import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../envoy/envoy-process.js";
-import { edgeSamplePercent, otlpExportOf, type OtlpExport } from "../envoy/tracing.js";
+import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
+import { edgeSamplePercent, otlpExportOf, type OtlpExport } from "../../envoy/src/tracing.js";
 import { exitWithStarter } from "../infra/processes.js";
 import { freePorts } from "./free-ports.js";
 import { startRestartingProcess, type Incident, type RestartingProcess } from "./restarting-process.js";

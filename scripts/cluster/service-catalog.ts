@@ -5,7 +5,7 @@
  * (`commerce.<name>.v1`); the analytics stream processor has no API and gets no route; the `web`
  * deployable gets the public site's paths (`/openapi.json`, `/docs`). The multi-process topology
  * reads it here; the Helm chart reads the copy `npm run envoy:config` writes into
- * helm/files/services.json (scripts/envoy/chart-files.ts). A process receives nothing beyond
+ * helm/files/services.json (envoy/src/chart-files.ts). A process receives nothing beyond
  * this.
  */
 

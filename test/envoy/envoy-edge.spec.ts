@@ -22,7 +22,7 @@ import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
 import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
 import { rawExchange } from "@commerce/runtime/testing/raw-http-exchange.js";
-import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../scripts/envoy/envoy-process.js";
+import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
 import {
   Code,
   internalDetail,
@@ -366,7 +366,7 @@ describe("Envoy edge", function () {
   });
 
   // The CORS filter ignores direct responses, so refusals under /api/ are routes that name a
-  // cluster and that the REST filter answers (scripts/envoy/cors.ts, rest-routes.ts).
+  // cluster and that the REST filter answers (envoy/src/cors.ts, rest-routes.ts).
   it("answers preflights and refusals under /api/ itself, calling nothing, even when the named service is down", async () => {
     const preflight = await send(base, "OPTIONS", "/api/products", {
       origin: shop,

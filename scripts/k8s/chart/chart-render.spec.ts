@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { deployableServices, type DeployableService } from "../../cluster/service-catalog.js";
-import { jwksOf } from "../../envoy/envoy-secrets.js";
+import { jwksOf } from "../../../envoy/src/envoy-secrets.js";
 import { ensureHelm } from "../helm.js";
 import { ensureKubeconform, type Kubeconform } from "../kubeconform.js";
 import { runTool } from "../run-tool.js";

@@ -4,7 +4,7 @@
  * levels, and the checks after this one (the numbers scan, protobuf decoding) recurse once per
  * level, so a body of 10,000 brackets overflowed the stack. This check runs first and loops
  * instead of recursing, so input can never choose its cost in stack frames. Envoy's REST filter
- * applies the same limit, and the same message, from these two exports (scripts/envoy/lua-source.ts).
+ * applies the same limit, and the same message, from these two exports (envoy/src/lua-source.ts).
  */
 
 /** The deepest nesting a request body may have: objects and arrays open at the same time. */

@@ -27,7 +27,7 @@ export interface SiteFile {
 /**
  * The paths of the site, as an edge routes them: these exactly, and everything under the
  * prefixes (an unknown file there is the site's own 404). Envoy sends them to the `web`
- * deployable (scripts/envoy/site-routes.ts).
+ * deployable (envoy/src/site-routes.ts).
  */
 export const publicSitePaths = {
   exact: ["/openapi.json", "/docs"],

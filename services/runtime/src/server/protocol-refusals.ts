@@ -5,7 +5,7 @@
  * body or none (a bare `400 Bad Request`), closes the connection unanswered (CONNECT), or serves
  * what it should refuse (an upgrade, more than 100 header fields); here each carries the one
  * JSON error body (docs/decisions.md "Protocol refusals"), and Envoy's own replies take the
- * same bodies (scripts/envoy/local-replies.ts).
+ * same bodies (envoy/src/local-replies.ts).
  */
 import { STATUS_CODES } from "node:http";
 import { errorBody, type ErrorBody } from "./error-body.js";

@@ -7,7 +7,7 @@
  * deployable) reached by their short DNS names on the gRPC port, files mounted under /etc/envoy.
  */
 
-import { deployableServices } from "../cluster/service-catalog.js";
+import { deployableServices } from "../../scripts/cluster/service-catalog.js";
 import type { EnvoyCors } from "./cors.js";
 import type { OtlpExport } from "./tracing.js";
 

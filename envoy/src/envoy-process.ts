@@ -11,14 +11,14 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildDescriptorSet, loadContract } from "../codegen/contract-descriptors.js";
+import { buildDescriptorSet, loadContract } from "../../scripts/codegen/contract-descriptors.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import type { EnvoyCors } from "./cors.js";
 import type { HostPort } from "./envoy-options.js";
 import { writeEnvoySecrets, type EnvoySecrets } from "./envoy-secrets.js";
 import type { OtlpExport } from "./tracing.js";
-import { ensureEnvoy } from "../infra/envoy.js";
-import { runWhileStdinOpen, superviseChild, waitUntil } from "../infra/processes.js";
+import { ensureEnvoy } from "../../scripts/infra/envoy.js";
+import { runWhileStdinOpen, superviseChild, waitUntil } from "../../scripts/infra/processes.js";
 
 const repoRoot = join(import.meta.dirname, "..", "..");
 const startTimeoutMs = 30_000;

@@ -5,8 +5,12 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { ensureEnvoy } from "../infra/envoy.js";
-import { buildDescriptorSet, loadContract, type Contract } from "../codegen/contract-descriptors.js";
+import { ensureEnvoy } from "../../scripts/infra/envoy.js";
+import {
+  buildDescriptorSet,
+  loadContract,
+  type Contract,
+} from "../../scripts/codegen/contract-descriptors.js";
 import type { EnvoyCors } from "./cors.js";
 import { renderEnvoyConfig, renderEnvoyYaml } from "./envoy-config.js";
 import { defaultEnvoyOptions } from "./envoy-options.js";

@@ -13,17 +13,17 @@
  *                               OTEL_EXPORTER_OTLP_ENDPOINT is (http://HOST:PORT); no tracing without it
  *   --otlp-sample-percent N     the share of requests that start a sampled trace (100), as the
  *                               services' OTEL_TRACES_SAMPLER_ARG × 100
- *   --out PATH                  the configuration file to write, "-" for stdout (envoy/envoy.yaml)
+ *   --out PATH                  the configuration file to write, "-" for stdout (.build/envoy/envoy.yaml)
  *   --descriptor-out PATH       the descriptor set file to write       (.build/envoy/contract.binpb)
  *
- * With no flags it renders the committed envoy/envoy.yaml, and the Helm chart's copies of the
- * configuration (untraced and traced), descriptor set and service catalog (helm/files,
- * chart-files.ts).
+ * With no flags it also writes the Helm chart's files: its one copy of the configuration
+ * (the tracer's lines marked), the descriptor set and the service catalog (helm/files,
+ * chart-files.ts), which are committed so that `helm install ./helm` works on a clone.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { buildDescriptorSet, loadContract } from "../codegen/contract-descriptors.js";
+import { buildDescriptorSet, loadContract } from "../../scripts/codegen/contract-descriptors.js";
 import { writeChartFiles, chartFilesDir } from "./chart-files.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import { otlpExportOf } from "./tracing.js";
@@ -83,7 +83,7 @@ function optionsFrom(argv: readonly string[]): { options: EnvoyOptions; out: str
   };
   return {
     options,
-    out: values.out ?? join(repoRoot, "envoy", "envoy.yaml"),
+    out: values.out ?? join(repoRoot, ".build", "envoy", "envoy.yaml"),
     descriptorOut: resolve(values["descriptor-out"] ?? join(repoRoot, ".build", "envoy", "contract.binpb")),
   };
 }
@@ -97,6 +97,7 @@ async function main(): Promise<void> {
   if (out === "-") {
     process.stdout.write(yaml);
   } else {
+    await mkdir(dirname(out), { recursive: true });
     await writeFile(out, yaml);
     process.stderr.write(`wrote ${out} and ${descriptorOut}\n`);
   }

@@ -1,14 +1,15 @@
 /**
  * The files the Helm chart (`helm/`) renders its Envoy and its services from, written by the
- * same generator as envoy/envoy.yaml so that the chart never holds a second, hand-written copy:
+ * same generator as every Envoy the platform runs, so that the chart never holds a hand-written copy:
  *   helm/files/envoy.yaml      the edge's configuration, upstreams named as the chart names
  *                              its Services (`<release fullname>-<service>`, the fullname
- *                              left as a placeholder the chart fills in);
- *   helm/files/envoy-traced.yaml   the same with Envoy's tracer (tracing.ts), which the chart
- *                              takes when `otel.endpoint` is set, filling in the collector's
- *                              endpoint, host and port placeholders;
- *                              in both, the chart fills in the CORS placeholders from
- *                              `envoy.cors` (cors.ts);
+ *                              left as a placeholder the chart fills in). It is the traced
+ *                              configuration (tracing.ts) in which every line the untraced one
+ *                              lacks starts with `#traced#`: a YAML comment, which the chart
+ *                              drops, or turns back into the line when `otel.endpoint` is set,
+ *                              filling in the collector's endpoint, host and port. So one file
+ *                              holds both, and the chart never holds a second copy. The chart
+ *                              fills in the CORS placeholders from `envoy.cors` (cors.ts);
  *   helm/files/contract.binpb  the descriptor set Envoy's transcoder loads (a ConfigMap's
  *                              binaryData);
  *   helm/files/services.json   the service catalog (scripts/cluster/service-catalog.ts): each
@@ -20,8 +21,8 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { deployableServices } from "../cluster/service-catalog.js";
-import type { Contract } from "../codegen/contract-descriptors.js";
+import { deployableServices } from "../../scripts/cluster/service-catalog.js";
+import type { Contract } from "../../scripts/codegen/contract-descriptors.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import { defaultDeployments, defaultEnvoyOptions, type EnvoyOptions } from "./envoy-options.js";
 
@@ -64,6 +65,33 @@ export const chartEnvoyOptions: EnvoyOptions = {
   ),
 };
 
+/** Starts the lines of helm/files/envoy.yaml that only the traced configuration has. */
+export const tracedLineMark = "#traced#";
+
+/**
+ * The traced configuration with the lines the untraced one lacks marked: removing the marked
+ * lines gives the untraced configuration, unmarking them the traced one. Tracing only adds
+ * (a runtime layer, the connection manager's tracer, the collector's cluster), so a walk
+ * that keeps the untraced lines in order finds them all.
+ */
+export function markTracedLines(untraced: string, traced: string): string {
+  const plain = untraced.split("\n");
+  let next = 0;
+  const lines = traced.split("\n").map((line) => {
+    if (next < plain.length && line === plain[next]) {
+      next += 1;
+      return line;
+    }
+    return `${tracedLineMark}${line}`;
+  });
+  if (next !== plain.length) {
+    throw new Error(
+      `the traced Envoy configuration does not hold the untraced one (line ${next + 1} differs)`,
+    );
+  }
+  return lines.join("\n");
+}
+
 /** File name → contents, as the chart's `files/` folder holds them. */
 export function renderChartFiles(contract: Contract): Map<string, string | Uint8Array> {
   const catalog = {
@@ -76,17 +104,19 @@ export function renderChartFiles(contract: Contract): Map<string, string | Uint8
     })),
   };
   return new Map<string, string | Uint8Array>([
-    ["envoy.yaml", renderEnvoyYaml(contract, chartEnvoyOptions)],
     [
-      "envoy-traced.yaml",
-      renderEnvoyYaml(contract, {
-        ...chartEnvoyOptions,
-        otlp: {
-          tracesUrl: `${otlpPlaceholders.endpoint}/v1/traces`,
-          address: { host: otlpPlaceholders.host, port: otlpPlaceholders.port },
-          samplePercent: otlpPlaceholders.samplePercent,
-        },
-      }),
+      "envoy.yaml",
+      markTracedLines(
+        renderEnvoyYaml(contract, chartEnvoyOptions),
+        renderEnvoyYaml(contract, {
+          ...chartEnvoyOptions,
+          otlp: {
+            tracesUrl: `${otlpPlaceholders.endpoint}/v1/traces`,
+            address: { host: otlpPlaceholders.host, port: otlpPlaceholders.port },
+            samplePercent: otlpPlaceholders.samplePercent,
+          },
+        }),
+      ),
     ],
     ["contract.binpb", contract.descriptorSet],
     ["services.json", `${JSON.stringify(catalog, null, 2)}\n`],

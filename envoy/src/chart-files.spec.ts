@@ -1,9 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "chai";
-import { deployableServices } from "../cluster/service-catalog.js";
-import { chartFilesDir, renderChartFiles } from "./chart-files.js";
-import { buildDescriptorSet, loadContract, type Contract } from "../codegen/contract-descriptors.js";
+import { deployableServices } from "../../scripts/cluster/service-catalog.js";
+import { chartFilesDir, markTracedLines, renderChartFiles, tracedLineMark } from "./chart-files.js";
+import {
+  buildDescriptorSet,
+  loadContract,
+  type Contract,
+} from "../../scripts/codegen/contract-descriptors.js";
 
 const repoRoot = join(import.meta.dirname, "..", "..");
 
@@ -35,5 +39,20 @@ describe("the Helm chart's generated files (helm/files)", () => {
     expect(catalog.services).to.deep.equal(
       deployableServices.map(({ name, peers, owns, routed, kind }) => ({ name, peers, owns, routed, kind })),
     );
+  });
+
+  it("hold the traced and the untraced configuration in one file: the tracer's lines marked", () => {
+    const untraced = "a:\n  b: 1\nc:\n  - d\n";
+    const traced = "t: 0\na:\n  b: 1\n  tracing: {}\nc:\n  - d\n  - collector\n";
+    const marked = markTracedLines(untraced, traced);
+    const lines = marked.split("\n");
+    expect(lines.filter((line) => !line.startsWith(tracedLineMark)).join("\n")).to.equal(untraced);
+    expect(marked.replaceAll(tracedLineMark, "")).to.equal(traced);
+    expect(lines.filter((line) => line.startsWith(tracedLineMark))).to.deep.equal([
+      "#traced#t: 0",
+      "#traced#  tracing: {}",
+      "#traced#  - collector",
+    ]);
+    expect(() => markTracedLines("a: 1\nb: 2\n", "a: 1\nb: 3\n")).to.throw("does not hold the untraced one");
   });
 });

@@ -5,7 +5,7 @@
 --             numbers in plain decimal notation only (bodies, path and query);
 --   response: success status (201/204), bare arrays, and the one JSON error body.
 --
--- scripts/envoy/lua-source.ts prepends four generated tables, and the nesting limit of JSON
+-- envoy/src/lua-source.ts prepends four generated tables, and the nesting limit of JSON
 -- bodies (max_depth, too_deep: services/edge/src/json-depth.ts):
 --   messages     request message type -> accepted JSON key -> field kind, where a kind is
 --                "s" scalar, "b" bool, "n<x>" number, "S" repeated scalar, "B" repeated bool,
@@ -541,7 +541,7 @@ local function acceptable_token(handle)
     and uid <= 4294967295
 end
 
--- The answer of a refusal route, given whole in its metadata (scripts/envoy/rest-routes.ts).
+-- The answer of a refusal route, given whole in its metadata (envoy/src/rest-routes.ts).
 local function refuse(handle)
   local refusal = handle:metadata():get("refusal")
   if refusal == nil then
