@@ -15,7 +15,8 @@
 --                scalars, "M:T" map of messages T;
 --   grpc_errors  gRPC code -> { HTTP status, code name, fixed message of server faults };
 --   http_codes   HTTP status -> code name, for Envoy's own plain-text replies;
---   number_shapes  number kind letter -> what its notation must be, in refusals.
+--   number_notations  number kind letter -> { sign, fraction, shape }: the notation a number of
+--                that kind may have, and what it must be in refusals (plain-decimal.ts).
 -- Each bound route carries its facts in metadata under this filter's name: status, identity,
 -- unwrap, input, body ("object", "array", "raw" or "value"), body_type, query, path (the
 -- path template, when it has variables).
@@ -178,27 +179,31 @@ local function read_number(s, i)
   return j
 end
 
--- Plain decimal notation (docs/decisions.md "Numbers are plain decimal"), as
--- services/edge/src/plain-decimal.ts checks it: integers without sign (unsigned), fraction or
--- exponent; floating numbers without exponent; never a leading zero or "+".
+-- Plain decimal notation, the walk of isPlainDecimal in services/edge/src/plain-decimal.ts
+-- over the same table (number_notations, generated from it): digits without a leading zero, a
+-- minus sign where the kind has `sign` (never on an integer zero), a fraction where it has
+-- `fraction`; never an exponent or "+".
 local function plain_decimal(text, letter)
-  if letter == "u" or letter == "U" then
-    return text == "0" or text:match("^[1-9]%d*$") ~= nil
-  elseif letter == "i" or letter == "I" then
-    return text == "0" or text:match("^%-?[1-9]%d*$") ~= nil
+  local rule = number_notations[letter]
+  local negative = rule.sign and text:sub(1, 1) == "-"
+  local whole, rest = (negative and text:sub(2) or text):match("^(%d+)(.*)$")
+  if whole == nil or (#whole > 1 and whole:sub(1, 1) == "0") then
+    return false
   end
-  local whole = text:match("^%-?(%d+)$") or text:match("^%-?(%d+)%.%d+$")
-  return whole ~= nil and (whole == "0" or whole:sub(1, 1) ~= "0")
+  if rest == "" then
+    return not (negative and whole == "0" and not rule.fraction)
+  end
+  return rule.fraction and rest:match("^%.%d+$") ~= nil
 end
 
 local function parameter_notation(name, letter)
-  return "parameter " .. quote(name) .. " must be " .. number_shapes[letter]
+  return "parameter " .. quote(name) .. " must be " .. number_notations[letter].shape
 end
 
 -- A numeric field's value must be a JSON number (64-bit integers: or a string of digits).
 local function note_number(state, name, letter)
   state.number_problem = state.number_problem
-    or ("field " .. quote(name) .. " must be a JSON number: " .. number_shapes[letter])
+    or ("field " .. quote(name) .. " must be a JSON number: " .. number_notations[letter].shape)
 end
 
 local scan_value

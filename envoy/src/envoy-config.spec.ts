@@ -110,7 +110,11 @@ describe("renderEnvoyConfig", () => {
     // Refusal routes (`* <template>`, `* /api/`) name a cluster too, for the CORS filter; the
     // site's routes (`site …`) go to the web deployable.
     const bound = routesOf(config).filter(
-      (r) => r.route !== undefined && !r.name.startsWith("* ") && !r.name.startsWith("site "),
+      (r) =>
+        r.route !== undefined &&
+        !r.name.startsWith("* ") &&
+        !r.name.startsWith("site ") &&
+        !r.name.endsWith(" (no query)"),
     );
     expect(bound.map((r) => r.name).sort()).to.deep.equal(
       expected.map((r) => `${r.verb} ${r.template}`).sort(),
@@ -131,6 +135,48 @@ describe("renderEnvoyConfig", () => {
         rendered.typed_per_filter_config?.["envoy.filters.http.jwt_authn"]?.requirement_name;
       expect(requirement, rendered.name).to.equal(contractOf.access === Access.PUBLIC ? undefined : "bearer");
     }
+  });
+
+  it("runs the bearer filter only where a token is verified, and the REST filter's request side only where a request may have something to check", () => {
+    const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
+    const routes = routesOf(config);
+    const luaPerRoute = "type.googleapis.com/envoy.extensions.filters.http.lua.v3.LuaPerRoute";
+    for (const route of routes.filter((r) => r.metadata !== undefined)) {
+      const identity = route.metadata?.filter_metadata["commerce.rest"]["identity"] === true;
+      expect(route.typed_per_filter_config?.["commerce.bearer"], route.name).to.deep.equal(
+        identity ? undefined : { "@type": luaPerRoute, disabled: true },
+      );
+    }
+    // Public, no body, no numeric path variable: without a query string nothing is checked.
+    const shaped = routes.filter((r) => r.name.endsWith(" (no query)"));
+    expect(shaped.map((r) => r.name)).to.deep.equal([
+      "GET /api/categories (no query)",
+      "GET /api/products (no query)",
+      "GET /api/products/{product_id} (no query)",
+    ]);
+    for (const route of shaped) {
+      const next = routes[routes.indexOf(route) + 1];
+      expect(next?.name, route.name).to.equal(route.name.replace(" (no query)", ""));
+      expect(route.match, route.name).to.deep.equal({
+        ...next?.match,
+        headers: [
+          ...((next?.match as { headers?: unknown[] }).headers ?? []),
+          { name: ":path", string_match: { safe_regex: { regex: "[^?]*" } } },
+        ],
+      });
+      expect(route.typed_per_filter_config?.["commerce.rest"], route.name).to.deep.equal({
+        "@type": luaPerRoute,
+        name: "shaped",
+      });
+      expect(next?.typed_per_filter_config?.["commerce.rest"], next?.name).to.equal(undefined);
+    }
+    const rest = manager(config).http_filters.find((f) => f.name === "commerce.rest")?.typed_config as {
+      default_source_code: { inline_string: string };
+      source_codes: Record<string, { inline_string: string }>;
+    };
+    expect(rest.source_codes["shaped"]?.inline_string).to.equal(
+      `${rest.default_source_code.inline_string}\n-- Nothing to check on this route's requests.\nenvoy_on_request = nil\n`,
+    );
   });
 
   it("gives success statuses and bare arrays from the method options", () => {
@@ -251,7 +297,8 @@ describe("renderEnvoyConfig", () => {
     const callback = routeNamed(config, "POST /api/payments/callback");
     expect(callback.route?.cluster).to.equal("payment");
     expect(callback.metadata?.filter_metadata["commerce.rest"]).to.include({ body: "raw", identity: false });
-    expect(callback.typed_per_filter_config).to.equal(undefined);
+    // Public: no token is required (and the bearer filter, which serves jwt_authn, is off).
+    expect(callback.typed_per_filter_config?.["envoy.filters.http.jwt_authn"]).to.equal(undefined);
   });
 
   it("tries a literal segment before a variable, as the local edge matches", () => {

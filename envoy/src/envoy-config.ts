@@ -4,14 +4,16 @@
  *   1. header_mutation   drops what only the edge may set: client-sent identity headers, our
  *                        credential headers, every x-envoy-* header (Envoy obeys some); says
  *                        `Vary: Origin` on every answer;
- *   2. bearer (Lua)      spells the bearer scheme the way jwt_authn matches it;
+ *   2. bearer (Lua)      spells the bearer scheme the way jwt_authn matches it (on the routes
+ *                        that verify a token: off on the others);
  *   3. preflight (Lua), cors   CORS (cors.ts), before anything that could refuse a preflight;
  *   4. jwt_authn         HS512 tokens with `exp`, on the routes whose method is not public;
  *                        `sub` → x-user-email, `role` → x-user-role, `uid` → x-user-id;
  *   5. buffer            the 1 MiB body limit (413);
- *   6. REST (Lua)        role, query, body checks; on the way back success status, bare
- *                        arrays and the error body. It sits before the transcoder so that it
- *                        sees JSON in both directions;
+ *   6. REST (Lua)        token, query, path and body checks; on the way back success status,
+ *                        bare arrays and the error body. It sits before the transcoder so that
+ *                        it sees JSON in both directions. A request with nothing to check runs
+ *                        only its response side (rest-routes.ts);
  *   7. grpc_json_transcoder   REST ⇄ gRPC;
  *   8. credential_injector    `x-commerce-edge-auth` on every upstream request, from a file;
  *   9. router.
@@ -30,9 +32,15 @@ import { siteDeployment, validateEnvoyOptions, type EnvoyOptions, type HostPort 
 import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server/protocol-refusals.js";
 import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
 import { queryMethodRefusals } from "./query-refusals.js";
-import { bearerFilterSource, restFilterSource } from "./lua-source.js";
+import { bearerFilterSource, restFilterSources } from "./lua-source.js";
 import { messageSchemas } from "./request-schema.js";
-import { bearerRequirement, restFilterName, restRoutes } from "./rest-routes.js";
+import {
+  bearerFilterName,
+  bearerRequirement,
+  restFilterName,
+  restRoutes,
+  shapedScript,
+} from "./rest-routes.js";
 import { siteRoutes } from "./site-routes.js";
 import { collectorClusterConfig, tracingConfig, tracingRuntime } from "./tracing.js";
 import { upstreamCluster } from "./upstream-clusters.js";
@@ -52,11 +60,16 @@ function socketAddress(address: HostPort): JsonObject {
   return { socket_address: { address: address.host, port_value: address.port } };
 }
 
-function luaFilter(name: string, source: string): JsonObject {
+/** A Lua filter running `source` on every route, and the `named` scripts on the routes naming them. */
+function luaFilter(name: string, source: string, named: Record<string, string> = {}): JsonObject {
+  const sourceCodes = Object.fromEntries(
+    Object.entries(named).map(([script, code]) => [script, { inline_string: code }]),
+  );
   return {
     name,
     typed_config: typed("envoy.extensions.filters.http.lua.v3.Lua", {
       default_source_code: { inline_string: source },
+      ...(Object.keys(sourceCodes).length === 0 ? {} : { source_codes: sourceCodes }),
     }),
   };
 }
@@ -74,6 +87,11 @@ function probeRoute(path: string, status: string): JsonObject {
       },
     ],
   };
+}
+
+function restFilter(routes: readonly Route[]): JsonObject {
+  const { checked, shaped } = restFilterSources(messageSchemas(routes));
+  return luaFilter(restFilterName, checked, { [shapedScript]: shaped });
 }
 
 function httpFilters(
@@ -100,7 +118,7 @@ function httpFilters(
         },
       }),
     },
-    luaFilter("commerce.bearer", bearerFilterSource()),
+    luaFilter(bearerFilterName, bearerFilterSource()),
     ...corsFilters(),
     {
       name: "envoy.filters.http.jwt_authn",
@@ -129,7 +147,7 @@ function httpFilters(
         max_request_bytes: maxRequestBytes,
       }),
     },
-    luaFilter(restFilterName, restFilterSource(messageSchemas(routes))),
+    restFilter(routes),
     {
       name: "envoy.filters.http.grpc_json_transcoder",
       typed_config: typed("envoy.extensions.filters.http.grpc_json_transcoder.v3.GrpcJsonTranscoder", {

@@ -17,9 +17,14 @@ import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.j
 import { corsRefusalConfig } from "./cors.js";
 import { noRouteBody } from "./local-replies.js";
 import { bodyBinding } from "@commerce/edge/body-binding.js";
+import { numberKindOfField } from "@commerce/edge/plain-decimal.js";
 
 /** The route metadata namespace: the REST filter's name (Lua reads metadata under its name). */
 export const restFilterName = "commerce.rest";
+/** The REST filter's script without a request side (lua-source.ts). */
+export const shapedScript = "shaped";
+/** The filter that spells the bearer scheme for jwt_authn: of use only where a token is verified. */
+export const bearerFilterName = "commerce.bearer";
 /** The JWT requirement protected routes name (jwt_authn's `requirement_map`). */
 export const bearerRequirement = "bearer";
 /** Deadline of one call; the local edge's too. */
@@ -29,6 +34,9 @@ const jwtFilterName = "envoy.filters.http.jwt_authn";
 const jwtPerRouteType = "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig";
 const bufferFilterName = "envoy.filters.http.buffer";
 const bufferPerRouteType = "type.googleapis.com/envoy.extensions.filters.http.buffer.v3.BufferPerRoute";
+const luaPerRouteType = "type.googleapis.com/envoy.extensions.filters.http.lua.v3.LuaPerRoute";
+
+const bearerOff: JsonObject = { [bearerFilterName]: { "@type": luaPerRouteType, disabled: true } };
 
 /** Escapes a literal for RE2. */
 function regexLiteral(text: string): string {
@@ -85,14 +93,56 @@ function restMetadata(route: Route): JsonObject {
   return metadata;
 }
 
-function boundRoute(route: Route, regex: string, cluster: string): JsonObject {
+/** Whether a path variable of `route` is bound to a number, whose notation the filter checks. */
+function hasNumberVariable(route: Route): boolean {
+  return parsePathTemplate(route.template).some((segment) => {
+    if (segment.kind !== "variable") return false;
+    const field = route.method.input.fields.find((f) => f.name === segment.fieldPath);
+    return field === undefined || numberKindOfField(field) !== undefined;
+  });
+}
+
+/**
+ * Whether the REST filter has nothing to check on a request of `route` that has no query
+ * string: a public method (no token to judge) without a body or a numeric path variable.
+ */
+function uncheckedWithoutQuery(route: Route): boolean {
+  return (
+    route.contract.access === Access.PUBLIC && bodyBinding(route).kind === "none" && !hasNumberVariable(route)
+  );
+}
+
+/** A `:path` without a query string (the header holds it; the route's path match does not). */
+const noQuery: JsonObject = { name: ":path", string_match: { safe_regex: { regex: "[^?]*" } } };
+
+/**
+ * The route of one bound method. A public one runs no bearer filter (its token is ignored);
+ * one whose requests may have nothing to check gets a route before it for exactly those (no
+ * query string), on which the REST filter runs only its response side.
+ */
+function boundRoutes(route: Route, regex: string, cluster: string): JsonObject[] {
+  const method = { name: ":method", string_match: { exact: route.verb } };
+  const bound = boundRoute(route, { safe_regex: { regex }, headers: [method] }, cluster);
+  if (!uncheckedWithoutQuery(route)) return [bound];
+  const shaped = boundRoute(route, { safe_regex: { regex }, headers: [method, noQuery] }, cluster);
+  return [
+    {
+      ...shaped,
+      name: `${route.verb} ${route.template} (no query)`,
+      typed_per_filter_config: {
+        ...bearerOff,
+        [restFilterName]: { "@type": luaPerRouteType, name: shapedScript },
+      },
+    },
+    bound,
+  ];
+}
+
+function boundRoute(route: Route, match: JsonObject, cluster: string): JsonObject {
   const identity = route.contract.access !== Access.PUBLIC;
   return {
     name: `${route.verb} ${route.template}`,
-    match: {
-      safe_regex: { regex },
-      headers: [{ name: ":method", string_match: { exact: route.verb } }],
-    },
+    match,
     route: {
       cluster,
       timeout: `${routeTimeoutSeconds}s`,
@@ -106,7 +156,7 @@ function boundRoute(route: Route, regex: string, cluster: string): JsonObject {
     ],
     metadata: { filter_metadata: { [restFilterName]: restMetadata(route) } },
     // Public methods are not verified at all: no identity, and a bad token is ignored.
-    ...(identity ? { typed_per_filter_config: jwtPerRoute({ requirement_name: bearerRequirement }) } : {}),
+    typed_per_filter_config: identity ? jwtPerRoute({ requirement_name: bearerRequirement }) : bearerOff,
   };
 }
 
@@ -141,6 +191,7 @@ function refusal(
       },
     },
     typed_per_filter_config: {
+      ...bearerOff,
       [bufferFilterName]: { "@type": bufferPerRouteType, disabled: true },
       ...corsRefusalConfig(allow),
     },
@@ -185,7 +236,7 @@ export function restRoutes(routes: readonly Route[], clusterOf: (route: Route) =
   const [first] = routes;
   if (first === undefined) return [];
   const perTemplate = templatesInMatchOrder(routes).flatMap(({ template, regex, routes: bound, allow }) => [
-    ...bound.map((route) => boundRoute(route, regex, clusterOf(route))),
+    ...bound.flatMap((route) => boundRoutes(route, regex, clusterOf(route))),
     refusal(
       `* ${template}`,
       { safe_regex: { regex } },

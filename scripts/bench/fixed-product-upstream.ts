@@ -1,6 +1,7 @@
 /**
  * The ceiling a service port is compared with: a process that answers
- * `commerce.product.v1.ProductService/GetProduct` with one fixed product for any id, and
+ * `commerce.product.v1.ProductService/GetProduct` with one fixed product for any id,
+ * `commerce.order.v1.OrderService/PlaceOrder` with one fixed order for any request, and
  * `grpc.health.v1.Health/Check` with SERVING (what Envoy's health checks call), doing as little
  * as a server can: the answers are encoded once at start, requests are not decoded. gRPC over
  * h2c and Connect (JSON or binary) over HTTP/1.1 or h2c, on one port, through the same
@@ -18,6 +19,7 @@ import {
   HealthCheckResponseSchema,
 } from "@commerce/runtime/gen/grpc/health/v1/health_pb.js";
 import { ProductSchema, ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import { OrderService, PlaceOrderResponseSchema } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import type { OutgoingHttpHeaders } from "node:http";
 
 /** One method's answer in each encoding, ready to write. */
@@ -47,6 +49,13 @@ const product = create(ProductSchema, {
 });
 const answers = new Map<string, FixedAnswer>([
   [`/${ProductService.typeName}/${ProductService.method.getProduct.name}`, encode(ProductSchema, product)],
+  [
+    `/${OrderService.typeName}/${OrderService.method.placeOrder.name}`,
+    encode(
+      PlaceOrderResponseSchema,
+      create(PlaceOrderResponseSchema, { orderId: "ord_fixed", status: "CREATED", totalAmount: 999.98 }),
+    ),
+  ],
   [
     "/grpc.health.v1.Health/Check",
     encode(

@@ -45,7 +45,11 @@
  * BENCH_TRACING_ROUNDS interleaved rounds (default 16) of a BENCH_TRACING_SLICE-second slice
  * (default 2) of every setting in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default;
  * part 10 one and a half, two with a reference Node, BENCH_CONTEXT_ROUNDS rounds, default 7);
- * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1). Part 8's sizes:
+ * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1).
+ * BENCH_ONLY=envoy-cost runs part 11 alone (about two minutes): Envoy's own CPU per catalog read
+ * and per order in front of the fixed upstream, the chart's configuration at
+ * BENCH_ENVOY_BASELINE (a git revision, default HEAD) beside the working tree's, in
+ * BENCH_ENVOY_ROUNDS alternating rounds (default 3; envoy-cost.ts). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
  * BENCH_ANALYTICS_SAMPLES freshness samples per mode (default 100), and
@@ -63,6 +67,7 @@ import { benchAnalytics } from "./analytics-bench.js";
 import { benchCatalog } from "./catalog-bench.js";
 import { benchContextPropagation } from "./context-propagation-bench.js";
 import { benchEnvoy } from "./envoy-bench.js";
+import { benchEnvoyCost } from "./envoy-cost.js";
 import { benchEventLatency, benchRelay } from "./event-bench.js";
 import { formatResult, measure, processCpu, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
@@ -96,6 +101,7 @@ const parts = [
   "analytics",
   "tracing",
   "context-propagation",
+  "envoy-cost",
 ];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
@@ -359,6 +365,17 @@ try {
   if (only === undefined) lines.push("", ...(await analyticsLines()));
   if (only === "tracing") lines.push(...(await tracingLines()));
   if (only === undefined) lines.push("", ...(await tracingLines()));
+  if (only === "envoy-cost" || only === undefined) {
+    lines.push("", "Envoy's own cost, before and after (envoy-cost.ts)");
+    lines.push(
+      ...(await benchEnvoyCost({
+        baseline: process.env["BENCH_ENVOY_BASELINE"] ?? "HEAD",
+        connections,
+        seconds,
+        rounds: Number(process.env["BENCH_ENVOY_ROUNDS"] ?? 3),
+      })),
+    );
+  }
   if (only === "context-propagation") lines.push(...(await contextPropagationLines()));
   if (only === undefined) lines.push("", ...(await contextPropagationLines()));
 } finally {

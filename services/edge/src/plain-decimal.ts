@@ -45,39 +45,43 @@ export function numberKindOfField(field: DescField): NumberKind | undefined {
   return undefined;
 }
 
-const signed = /^(?:0|-?[1-9][0-9]*)$/;
-const unsigned = /^(?:0|[1-9][0-9]*)$/;
-const decimal = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
+/**
+ * The notation of each kind, the one definition both edges apply: the local edge here, Envoy's
+ * REST filter from the table the generator writes into it (envoy/src/lua-source.ts), with the
+ * same walk (`plain_decimal` in envoy/filters/rest-filter.lua). Digits without a leading zero;
+ * a minus sign where `sign` (never on an integer zero); a fraction where `fraction`; never an
+ * exponent or "+".
+ */
+export const numberNotations: Readonly<
+  Record<NumberKind, { readonly sign: boolean; readonly fraction: boolean; readonly shape: string }>
+> = {
+  i: { sign: true, fraction: false, shape: "an integer in plain decimal digits" },
+  I: { sign: true, fraction: false, shape: "an integer in plain decimal digits" },
+  u: { sign: false, fraction: false, shape: "a non-negative integer in plain decimal digits" },
+  U: { sign: false, fraction: false, shape: "a non-negative integer in plain decimal digits" },
+  f: { sign: true, fraction: true, shape: "a number in plain decimal notation" },
+};
+
+const digitsThenRest = /^([0-9]+)(.*)$/s;
+const fractionPart = /^\.[0-9]+$/;
 
 /** Whether `text` is the plain decimal notation of a number of this kind. */
 export function isPlainDecimal(text: string, kind: NumberKind): boolean {
-  switch (kind) {
-    case "i":
-    case "I":
-      return signed.test(text);
-    case "u":
-    case "U":
-      return unsigned.test(text);
-    case "f":
-      return decimal.test(text);
-  }
+  const { sign, fraction } = numberNotations[kind];
+  const negative = sign && text.startsWith("-");
+  const [, whole, rest] = digitsThenRest.exec(negative ? text.slice(1) : text) ?? [];
+  if (whole === undefined || rest === undefined) return false;
+  if (whole.length > 1 && whole.startsWith("0")) return false;
+  if (rest === "") return !(negative && whole === "0" && !fraction);
+  return fraction && fractionPart.test(rest);
 }
-
-/** What each kind must look like, in refusals (the Envoy generator passes it to Lua too). */
-export const numberShapes: Readonly<Record<NumberKind, string>> = {
-  i: "an integer in plain decimal digits",
-  I: "an integer in plain decimal digits",
-  u: "a non-negative integer in plain decimal digits",
-  U: "a non-negative integer in plain decimal digits",
-  f: "a number in plain decimal notation",
-};
 
 /** The refusal of a path or query parameter. */
 export function parameterNotation(name: string, kind: NumberKind): string {
-  return `parameter "${name}" must be ${numberShapes[kind]}`;
+  return `parameter "${name}" must be ${numberNotations[kind].shape}`;
 }
 
 /** The refusal of a JSON value: a JSON number is required (or, for 64-bit integers, a string). */
 export function fieldNotation(key: string, kind: NumberKind): string {
-  return `field "${key}" must be a JSON number: ${numberShapes[kind]}`;
+  return `field "${key}" must be a JSON number: ${numberNotations[kind].shape}`;
 }
