@@ -1,6 +1,6 @@
 -- The REST filter of the Envoy edge: what the local edge checks before and shapes after an RPC,
 -- for the routes the generator binds to RPCs. Envoy's grpc_json_transcoder does the encoding;
--- this script does what the transcoder does not (see docs/decisions.md, "Envoy edge"):
+-- this script does what the transcoder does not (see ADR 0024):
 --   request:  the caller's role, query parameters, content type, JSON syntax, unknown JSON keys,
 --             numbers in plain decimal notation only (bodies, path and query);
 --   response: success status (201/204), bare arrays, and the one JSON error body.
@@ -178,7 +178,7 @@ local function read_number(s, i)
   return j
 end
 
--- Plain decimal notation (docs/decisions.md "Numbers are plain decimal"), as
+-- Plain decimal notation (ADR 0008), as
 -- services/edge/src/plain-decimal.ts checks it: integers without sign (unsigned), fraction or
 -- exponent; floating numbers without exponent; never a leading zero or "+".
 local function plain_decimal(text, letter)

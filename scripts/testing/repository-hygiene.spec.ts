@@ -7,7 +7,7 @@
  *   - every production dependency is used by production code (a declared, unused dependency
  *     is weight and attack surface in every image);
  *   - the lockfile names every optional dependency of the packages it holds, so that `npm ci`
- *     on a clean clone accepts it (docs/decisions.md, "Analytics store": npm leaves out the
+ *     on a clean clone accepts it (ADR 0054: npm leaves out the
  *     platform packages the registry does not serve, and `npm ci` then refuses the lockfile).
  */
 import { expect } from "chai";
