@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The services' container images (docs/decisions.md "Container images"): one target per
+# The services' container images (ADR 0080): one target per
 # deployable of scripts/cluster/service-catalog.ts, named as it names them (the seven services,
 # the analytics stream processor, and `web`, the public site).
 #   docker build --target auth -t commerce-platform/auth:0.1.0 .

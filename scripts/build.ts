@@ -1,5 +1,5 @@
 /**
- * `npm run build`: what production runs, as JavaScript (docs/decisions.md "Production build").
+ * `npm run build`: what production runs, as JavaScript (ADR 0020).
  *   1. regenerates code from proto/ when stale;
  *   2. compiles services/, the runtime's generated code and embedded/ to `.build/dist`, a tree
  *      that mirrors the repository (services/product/src/main.ts → .../main.js), so the

@@ -1,5 +1,5 @@
 /**
- * A Kafka outage delays events, never loses them (docs/architecture.md §5): with the broker stopped, the
+ * A Kafka outage delays events, never loses them (ADR 0037): with the broker stopped, the
  * platform keeps answering and records every event in its outbox; once the broker is back,
  * every event is delivered and every effect (here: the notifications) happens exactly once.
  */

@@ -1,5 +1,5 @@
 /**
- * Secrets that embedded mode makes up when the operator gave none (docs/architecture.md §8): generated once,
+ * Secrets that embedded mode makes up when the operator gave none (ADR 0032): generated once,
  * kept beside the data with owner-only permissions, and reused on every later start so that
  * tokens and the admin login survive restarts. Clusters always set them explicitly.
  */

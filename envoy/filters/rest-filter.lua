@@ -1,6 +1,6 @@
 -- The REST filter of the Envoy edge: what the local edge checks before and shapes after an RPC,
 -- for the routes the generator binds to RPCs. Envoy's grpc_json_transcoder does the encoding;
--- this script does what the transcoder does not (see docs/decisions.md, "Envoy edge"):
+-- this script does what the transcoder does not (see ADR 0024):
 --   request:  the caller's role, query parameters, content type, JSON syntax, unknown JSON keys,
 --             numbers in plain decimal notation only (bodies, path and query);
 --   response: success status (201/204), bare arrays, and the one JSON error body.

@@ -1,6 +1,6 @@
 /**
  * CORS at the Envoy edge, with Envoy's own CORS filter, answer for answer what the local edge
- * does (services/edge/src/cors.ts; why each choice: docs/decisions.md, "CORS"). Verified on
+ * does (services/edge/src/cors.ts; why each choice: ADR 0013). Verified on
  * Envoy 1.40:
  *   - the policy (origins, request headers, max age, exposed headers) sits on the virtual host;
  *     the route a preflight reaches adds its path's methods;

@@ -1,5 +1,5 @@
 /**
- * The public site at the Envoy edge (docs/decisions.md, "The public site behind Envoy"): the
+ * The public site at the Envoy edge (ADR 0027): the
  * paths the local edge serves besides the API (services/edge/src/public-site.ts,
  * `publicSitePaths`: `/openapi.json` and `/docs` exactly, everything under `/docs/`) go to the
  * `web` deployable, which answers them as the local edge does, its 404 and 405 included. They

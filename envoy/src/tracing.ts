@@ -1,5 +1,5 @@
 /**
- * Envoy's OpenTelemetry tracer (docs/decisions.md, "Observability"): with a collector configured,
+ * Envoy's OpenTelemetry tracer (ADR 0068): with a collector configured,
  * the edge starts a span per request, or continues the one of an incoming W3C `traceparent`, and
  * sends the `traceparent` on to the services; spans go out as OTLP over plain HTTP, like the
  * services' (`OTEL_EXPORTER_OTLP_ENDPOINT`, `http/protobuf`). Without one, no tracing at all.
@@ -84,7 +84,7 @@ export function tracingConfig(otlp: OtlpExport): JsonObject {
 /**
  * How many finished spans Envoy's tracer gathers before it sends them: its default is 5, a POST
  * to the collector for every fifth sampled request, which cost the edge more than the spans
- * themselves (docs/decisions.md "Telemetry"). As the services' batch processor does, it sends
+ * themselves (ADR 0068). As the services' batch processor does, it sends
  * up to this many at once, and what is gathered at least every 5 s
  * (`tracing.opentelemetry.flush_interval_ms`, left at its default).
  */

@@ -7,7 +7,7 @@
  * promise hook), and on a reference Node when BENCH_REFERENCE_NODE names one (the machine's
  * Node 20, say). Every measurement is a process of its own; rounds interleave every setting;
  * a figure is the median of its rounds, a difference the median of each round's difference
- * against off in the same Node (docs/decisions.md "Node 24").
+ * against off in the same Node (ADR 0061).
  */
 import { execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";

@@ -130,7 +130,7 @@ export async function benchOrders(
 /**
  * The order count and the hot product's stock once both have stopped moving. When a load stops,
  * the client drops the requests still in flight: the server abandons those orders and gives
- * their stock back (docs/decisions.md "Deadlines and cancellation"), which on FerretDB takes a
+ * their stock back (ADR 0022), which on FerretDB takes a
  * few seconds after the last order landed.
  */
 async function settled(

@@ -1,6 +1,6 @@
 /**
- * Payment figures for `npm run bench` (docs/decisions.md "Runtime and performance", "Payment
- * figures"). The bench plays the gateway: it holds the platform's two payment secrets and signs
+ * Payment figures for `npm run bench` (ADR 0051).
+ * The bench plays the gateway: it holds the platform's two payment secrets and signs
  * each callback as the sandbox gateway's checkout does.
  *
  * Setup, not timed: orders from several customers, each with a payment created through

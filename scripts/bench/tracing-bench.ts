@@ -13,7 +13,7 @@
  * every setting for BENCH_TRACING_SLICE seconds (default 2), its order rotating from round to
  * round, BENCH_TRACING_ROUNDS rounds (default 16). The speed of this shared two-core machine
  * swings by more than half within seconds; measured one after the other, settings compared the
- * machine's spells more than tracing (docs/decisions.md "Telemetry"). Beside throughput, the CPU
+ * machine's spells more than tracing (ADR 0066). Beside throughput, the CPU
  * time per request of what serves it (the platform's process, or the services' and Envoy's,
  * then process by process, so that Envoy's tracer and each service's part show apart; for
  * orders, until the events they caused are consumed), and Jaeger's, which runs on the same cores

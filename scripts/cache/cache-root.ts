@@ -4,7 +4,7 @@
  * `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`, outside the repository, so that a fresh
  * clone or a `git clean` pays for none of it again, and `rm -rf` of that folder resets it.
  * Toolchains' own caches (Go's module and build caches, pip's, npm's, Maven's) stay where each
- * toolchain keeps them (docs/decisions.md, "The first run").
+ * toolchain keeps them (ADR 0069).
  */
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";

@@ -7,8 +7,7 @@
  *   <root>/<name>-<hash>.lock      the lock its builders take (file-lock.ts); empty
  *   <root>/<name>-<hash>.partial-* a build in progress (or one that crashed: removed by the next)
  *
- * Safe when requested concurrently, in one process or in several (docs/decisions.md, "The
- * first run"):
+ * Safe when requested concurrently, in one process or in several (ADR 0069):
  *   - in one process, concurrent callers share one promise (single flight);
  *   - across processes, the builder holds the artifact's lock; a waiter takes the lock after it
  *     and finds the winner's STAMP, so it builds nothing;

@@ -3,8 +3,8 @@
  * Kubernetes toolchain). They use Go's own module and build caches, wherever the environment
  * puts them (`go env GOMODCACHE GOCACHE`): those are the toolchain's caches, shared with every
  * other Go build on the machine and kept warm across project caches, so an empty project cache
- * costs links, not the 3 GB of downloads and the compilation behind them (docs/decisions.md,
- * "The first run"). `-modcacherw` keeps downloaded modules deletable.
+ * costs links, not the 3 GB of downloads and the compilation behind them (ADR 0069).
+ * `-modcacherw` keeps downloaded modules deletable.
  */
 import { tmpdir } from "node:os";
 import { runInstallCommand } from "./install-command.js";

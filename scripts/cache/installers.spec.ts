@@ -1,6 +1,6 @@
 /**
  * Every install or build the project does, requested several times at once on an empty cache,
- * as a new machine's first `npm test` requests them (docs/decisions.md, "The first run"): one
+ * as a new machine's first `npm test` requests them (ADR 0069): one
  * build per artifact, and every caller gets a path that works. Cold, the Go builds take
  * minutes (Go's own caches make a second run a matter of links); hence the generous timeout.
  */

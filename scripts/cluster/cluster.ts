@@ -1,5 +1,5 @@
 /**
- * The multi-process topology on one machine (docs/architecture.md §6): one process per service
+ * The multi-process topology on one machine (ADR 0019): one process per service
  * replica, running the compiled build exactly as a container would, on the store and bus the
  * caller selects, behind a real Envoy generated from the contract, which also sends the public
  * site's paths to the `web` process. Used by `npm run cluster:up` (through a detached daemon)

@@ -1,6 +1,6 @@
 /**
  * `npm run cluster:up` / `npm run cluster:down`: the multi-process topology on loopback
- * (docs/architecture.md §6), Envoy in front of one process per service, on the store and bus
+ * (ADR 0019), Envoy in front of one process per service, on the store and bus
  * that MONGODB_URL / KAFKA_BROKERS select (unset: the shared FerretDB and Kafka of
  * `npm run infra:up`, started if needed).
  *

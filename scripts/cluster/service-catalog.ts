@@ -132,8 +132,7 @@ export const deployableServices: readonly DeployableService[] = [
     kind: "service",
   },
   {
-    // The public site: the API's description and its reference page (docs/decisions.md, "The
-    // public site behind Envoy").
+    // The public site: the API's description and its reference page (ADR 0027).
     name: "web",
     entry: "services/edge/src/web/main.js",
     peers: {},

@@ -5,7 +5,7 @@
  * Why: no npm package ships `buf/validate/validate.proto`, but `@bufbuild/protovalidate` embeds
  * its descriptor. Printing that descriptor at build time gives buf a wire-identical source to
  * import (field numbers and types are all that the annotations' encoding depends on), and keeps
- * third-party text out of the repository (docs/decisions.md, "protovalidate source").
+ * third-party text out of the repository (ADR 0002).
  */
 import { isFieldSet } from "@bufbuild/protobuf";
 import {

@@ -1,6 +1,6 @@
 /**
  * Builds a target of our Dockerfile without Docker, by doing what each instruction does
- * (docs/decisions.md "Container images"): every stage's root filesystem is a folder, image
+ * (ADR 0082): every stage's root filesystem is a folder, image
  * paths are mapped into it, COPY copies from the build context (as `.dockerignore` leaves it)
  * or from an earlier stage's folder, RUN runs its shell command in the mapped WORKDIR with the
  * stage's ENV and ARGs, and the rest is recorded as the image's configuration. A stage is

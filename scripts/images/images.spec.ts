@@ -1,5 +1,5 @@
 /**
- * The container images, proven without Docker (docs/decisions.md "Container images"): the
+ * The container images, proven without Docker (ADR 0082): the
  * repository's Dockerfile is replayed instruction by instruction (image-replay.ts), every
  * target is checked against the images' contract, and all of them are started together from
  * their replayed folders, as the chart runs them: on a private FerretDB, Kafka and ClickHouse,

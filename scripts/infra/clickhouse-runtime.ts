@@ -1,10 +1,10 @@
 /**
- * What it takes to run our local ClickHouse: Debian's `clickhouse-server` 18.16 (docs/architecture.md
- * §6: ClickHouse from the Debian package, no containers), unpacked into the per-user cache
+ * What it takes to run our local ClickHouse: Debian's `clickhouse-server` 18.16 (ADR 0072:
+ * ClickHouse from the Debian package, no containers), unpacked into the per-user cache
  * instead of installed, so nothing on the system changes: no package, no service, no user, no
  * apt state.
  *
- * How (docs/decisions.md, "Analytics store"):
+ * How (ADR 0072):
  *   1. `apt-get update` into a private list directory of the cache (the system's package lists
  *      are neither read nor refreshed, so a machine whose lists are old or missing works too,
  *      and the hooks the system runs after an update are switched off);
@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { ensureArtifact, type ArtifactOptions } from "../cache/cached-artifact.js";
 import { runInstallCommand } from "../cache/install-command.js";
 
-/** The release line we run: Debian 12's package. Its quirks are in docs/decisions.md. */
+/** The release line we run: Debian 12's package. Its quirks are in ADR 0055. */
 export const clickHouseSeries = "18.16";
 const packageName = "clickhouse-server";
 const manifestName = "MANIFEST";

@@ -7,7 +7,7 @@
  *   - HTTP only, on 127.0.0.1 (`listen_host`): the adapter speaks HTTP; no native TCP,
  *     interserver, MySQL or TLS port is opened at all (each is opened only when configured);
  *   - `timezone` UTC: the server's default for DateTime values without a zone of their own (our
- *     columns name UTC anyway, docs/decisions.md "Analytics store");
+ *     columns name UTC anyway, ADR 0055);
  *   - every path (data, temporary files, user files, logs) under the instance's directory;
  *   - no system log tables (query_log and the like are not configured): less background work;
  *   - caches of 256 MB instead of the package's 5 and 8 GB (allocated on demand either way);

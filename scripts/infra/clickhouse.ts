@@ -1,6 +1,6 @@
 /**
- * ClickHouse 18.16 from Debian's package, the analytics store of our tests (docs/architecture.md
- * §6: real infrastructure on loopback, no containers). See clickhouse-runtime.ts for how the
+ * ClickHouse 18.16 from Debian's package, the analytics store of our tests (ADR 0072:
+ * real infrastructure on loopback, no containers). See clickhouse-runtime.ts for how the
  * package is fetched and cached without installing it, and clickhouse-server.ts for the
  * server's settings.
  *

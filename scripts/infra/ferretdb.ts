@@ -1,5 +1,5 @@
 /**
- * FerretDB 1.24 on SQLite, the MongoDB-compatible server of our tests (docs/architecture.md §6: real
+ * FerretDB 1.24 on SQLite, the MongoDB-compatible server of our tests (ADR 0072: real
  * infrastructure on loopback, no containers). Runs through our own launcher in ./ferretdb
  * (see its main.go for why we do not build FerretDB's own command).
  *

@@ -1,6 +1,6 @@
 /**
- * Jaeger v2, the OTLP backend of our tests and of `infra:up` (docs/decisions.md,
- * "Observability"), built from Go modules by the wrapper module in ./jaeger (its go.mod says why
+ * Jaeger v2, the OTLP backend of our tests and of `infra:up` (ADR 0067),
+ * built from Go modules by the wrapper module in ./jaeger (its go.mod says why
  * a wrapper is needed and pins the version: the one place it is stated), into the project's
  * cache (scripts/cache/cached-artifact.ts).
  */

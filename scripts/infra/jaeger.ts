@@ -1,6 +1,6 @@
 /**
  * Jaeger v2 on loopback, the OTLP backend that receives the platform's traces and metrics
- * (docs/decisions.md, "Observability"); built by jaeger-build.ts, configured by jaeger-config.ts.
+ * (ADR 0067); built by jaeger-build.ts, configured by jaeger-config.ts.
  *
  * Two ways in, as for FerretDB, Kafka and ClickHouse:
  *   - `createJaegerComponent`: the shared instance of `npm run infra:up`, detached, on fixed

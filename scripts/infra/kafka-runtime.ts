@@ -1,6 +1,6 @@
 /**
  * What it takes to run our local Apache Kafka: its jars, fetched from Maven Central with Maven
- * (docs/architecture.md §6: jars from Maven Central, no containers), and our small Java launcher
+ * (ADR 0072: jars from Maven Central, no containers), and our small Java launcher
  * (./kafka/KafkaLauncher.java), both artifacts of the project's cache
  * (scripts/cache/cached-artifact.ts):
  *   kafka-<version>-<hash>/            the broker's runtime classpath (hash: pom.xml)

@@ -1,5 +1,5 @@
 /**
- * Apache Kafka in KRaft mode, the broker of our tests (docs/architecture.md §6: real infrastructure on
+ * Apache Kafka in KRaft mode, the broker of our tests (ADR 0072: real infrastructure on
  * loopback, jars from Maven Central, no containers). See kafka-runtime.ts for how the jars and
  * the launcher are cached and kafka-broker.ts for the broker's settings.
  *

@@ -1,6 +1,6 @@
 /**
  * `npm run infra:up` / `npm run infra:down`: the local real infrastructure of the tests
- * (docs/architecture.md §6), started by our own scripts on loopback. Idempotent both ways.
+ * (ADR 0072), started by our own scripts on loopback. Idempotent both ways.
  *
  * `up` prints shell-sourceable `NAME=value` lines on stdout and nothing else (progress goes to
  * stderr), so `eval "$(npm run -s infra:up)"` sets the variables the tests read.

@@ -1,7 +1,7 @@
 /**
  * The whole Kubernetes toolchain of our tests, built from the Go module proxy into the project's
  * cache (scripts/cache/cached-artifact.ts for the layout). A cold build takes tens of minutes on
- * two cores (docs/decisions.md, "Kubernetes tooling", for the measured times); with Go's own
+ * two cores (ADR 0074, for the measured times); with Go's own
  * caches warm, the links alone; with the project's cache warm, nothing.
  * Tools are built one after the other: each Go build already uses every core.
  */

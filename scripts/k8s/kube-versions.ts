@@ -1,5 +1,5 @@
 /**
- * The Kubernetes toolchain's versions, in one place (docs/decisions.md, "Kubernetes tooling").
+ * The Kubernetes toolchain's versions, in one place (ADR 0074).
  *
  * They move together: helm v3.22 is built against the v0.37 client libraries, so the control
  * plane, the schemas and helm's own idea of the cluster (`.Capabilities.KubeVersion`) are all

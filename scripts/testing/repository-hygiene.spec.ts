@@ -7,15 +7,20 @@
  *   - every production dependency is used by production code (a declared, unused dependency
  *     is weight and attack surface in every image);
  *   - the lockfile names every optional dependency of the packages it holds, so that `npm ci`
- *     on a clean clone accepts it (docs/decisions.md, "Analytics store": npm leaves out the
- *     platform packages the registry does not serve, and `npm ci` then refuses the lockfile).
+ *     on a clean clone accepts it (ADR 0054: npm leaves out the platform packages the registry
+ *     does not serve, and `npm ci` then refuses the lockfile);
+ *   - decisions are cited by record number, and the records hold up: every `ADR NNNN` names a
+ *     file of docs/adr, each record has its four parts and links only to files that exist, and
+ *     the index lists every record and nothing else.
  */
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..", "..");
+const recordsDir = join(root, "docs", "adr");
+const recordName = /^(\d{4})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$/;
 
 /** Files git tracks, as paths from the root. */
 function trackedFiles(): string[] {
@@ -61,6 +66,77 @@ describe("the repository", () => {
     // Built here, so that this file holds none itself.
     const marker = new RegExp(`^\\s*(${["<", ">"].map((c) => c.repeat(7)).join("|")})( |$)`, "m");
     expect(files.filter((path) => marker.test(read(path)))).to.deep.equal([]);
+  });
+
+  describe("decision records (docs/adr)", () => {
+    const records = readdirSync(recordsDir).filter((name) => name !== "README.md");
+    /** Every tracked file that is text (no NUL byte), whatever its name: comments cite from anywhere. */
+    const texts = trackedFiles()
+      .filter((path) => path !== "package-lock.json" && existsSync(join(root, path)))
+      .map((path) => ({ path, text: readFileSync(join(root, path)) }))
+      .filter(({ text }) => !text.includes(0))
+      .map(({ path, text }) => ({ path, text: text.toString("utf8") }));
+
+    it("are each named NNNN-kebab-title.md, one per number", () => {
+      expect(records.filter((name) => !recordName.test(name))).to.deep.equal([]);
+      const numbers = records.map((name) => name.slice(0, 4));
+      expect(numbers.filter((n, i) => numbers.indexOf(n) !== i)).to.deep.equal([]);
+    });
+
+    it("are what every `ADR NNNN` in the repository names", () => {
+      const numbers = new Set(records.map((name) => name.slice(0, 4)));
+      const dangling = texts.flatMap(({ path, text }) =>
+        [...text.matchAll(/\bADR (\d{4})\b/g)]
+          .map((match) => match[1] ?? "")
+          .filter((n) => !numbers.has(n))
+          .map((n) => `${path}: ADR ${n}`),
+      );
+      expect(dangling).to.deep.equal([]);
+    });
+
+    it("replace the old citations: nothing cites the decisions file or a numbered architecture section", () => {
+      // Built here, so that this file does not cite them itself.
+      const decisionsFile = new RegExp(["decisions", "\\.md"].join(""));
+      const numberedSection = new RegExp(["architecture", "\\.md\\W{0,12}", "\u00a7"].join(""));
+      const citing = texts
+        .filter(({ text }) => decisionsFile.test(text) || numberedSection.test(text))
+        .map(({ path }) => path);
+      expect(citing).to.deep.equal([]);
+    });
+
+    it("each have a numbered title, Context, Decision, Consequences and a last Backed by line", () => {
+      const malformed = records.flatMap((name) => {
+        const text = readFileSync(join(recordsDir, name), "utf8");
+        const problems: string[] = [];
+        if (!text.startsWith(`# ${name.slice(0, 4)}. `)) problems.push("title is not `# NNNN. Title`");
+        const parts = ["## Context", "## Decision", "## Consequences"].map((heading) =>
+          text.split("\n").indexOf(heading),
+        );
+        if (parts.some((at) => at < 0) || parts.some((at, i) => i > 0 && at < (parts[i - 1] ?? 0)))
+          problems.push("lacks ## Context, ## Decision and ## Consequences, in that order");
+        const paragraphs = text.trimEnd().split(/\n\s*\n/);
+        const last = paragraphs.at(-1) ?? "";
+        if (!/^Backed by: .*\]\(/s.test(last)) problems.push("does not end with a Backed by line that links");
+        return problems.map((problem) => `${name}: ${problem}`);
+      });
+      expect(malformed).to.deep.equal([]);
+    });
+
+    it("link only to files that exist", () => {
+      const broken = [...records, "README.md"].flatMap((name) =>
+        [...readFileSync(join(recordsDir, name), "utf8").matchAll(/\]\(([^)\s]+)\)/g)]
+          .map((match) => (match[1] ?? "").replace(/#.*$/, ""))
+          .filter((target) => !/^[a-z]+:/.test(target) && !existsSync(join(recordsDir, target)))
+          .map((target) => `${name} → ${target}`),
+      );
+      expect(broken).to.deep.equal([]);
+    });
+
+    it("are all listed in the index, docs/adr/README.md, and nothing else is", () => {
+      const index = readFileSync(join(recordsDir, "README.md"), "utf8");
+      const listed = [...index.matchAll(/\]\((\d{4}-[^)\s]+\.md)\)/g)].map((match) => match[1] ?? "");
+      expect([...new Set(listed)].sort()).to.deep.equal([...records].sort());
+    });
   });
 
   it("runs only files that exist from its npm scripts", () => {

@@ -4,7 +4,7 @@ import { api } from "./support/api.js";
 import { createdProduct } from "./support/catalog.js";
 import { pollUntil } from "./support/polling.js";
 
-/** How long a deletion may take to reach every service (docs/decisions.md "Identity lifecycle"). */
+/** How long a deletion may take to reach every service (ADR 0034). */
 const revocationDeadlineMs = 10_000;
 
 async function userIdOf(user: TestUser): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * The API's description at the platform's public address, whichever edge serves it: the local
  * edge in embedded mode, the `web` deployable behind Envoy in the topology and the chart
- * (docs/decisions.md, "The API's description", "The public site behind Envoy").
+ * (ADR 0014, ADR 0027).
  */
 import { expect } from "chai";
 import { api } from "./support/api.js";

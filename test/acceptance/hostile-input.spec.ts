@@ -1,6 +1,6 @@
 /**
  * Hostile input gets a clear 4xx with the one JSON error body, and changes nothing, on both
- * edges (docs/decisions.md "JSON nesting depth", "Query values", "Protocol refusals").
+ * edges (ADR 0007, ADR 0006).
  */
 import { expect } from "chai";
 import { rawExchange, type RawAnswer } from "@commerce/runtime/testing/raw-http-exchange.js";

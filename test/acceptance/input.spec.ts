@@ -1,6 +1,6 @@
 /**
- * Input the edges must refuse before anything is stored (docs/decisions.md, "Numbers" and
- * "Text" under "Contract and edges"): numbers in any notation but plain decimal, unknown fields
+ * Input the edges must refuse before anything is stored (ADR 0008, ADR 0009):
+ * numbers in any notation but plain decimal, unknown fields
  * in every body, and control or invisible formatting characters where text can never need them.
  */
 import { expect } from "chai";

@@ -3,7 +3,7 @@
  * processor running as its own process (`services/analytics/src/processor/main.ts`, as the
  * topology runs it) on a private Kafka and a private ClickHouse of this spec (its events never
  * reach the topics of other suites). Twice over, each placed deterministically
- * (docs/decisions.md "Tests"):
+ * (ADR 0084):
  *
  *   - killed with SIGKILL after its insert and before its commit: a proxy between the processor
  *     and ClickHouse forwards the processor's first insert, waits for ClickHouse's complete 200

@@ -2,7 +2,7 @@
  * A crash while a payment is created leaves a consistent outcome. The platform (exactly what
  * `npm start` runs, embedded) pays through the HTTP gateway adapter, pointed at the fake gateway
  * on loopback, and is killed with SIGKILL at one of two places, each placed deterministically
- * (docs/decisions.md "Tests"):
+ * (ADR 0084):
  *
  *   - between the gateway's answer and the payment's write: the fake gateway makes the order and
  *     holds its answer; the test stops the platform (SIGSTOP), lets the answer go into the

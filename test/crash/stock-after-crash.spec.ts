@@ -9,7 +9,7 @@
  *
  * Before the crashes, `settledOrders` orders are placed: every one leaves a reservation, and a
  * sweeper that had to look at them all first (one page of 100 per 15 s) returned leaked stock
- * only after minutes (docs/decisions.md "Reservation sweeper").
+ * only after minutes (ADR 0048).
  */
 import { expect } from "chai";
 import { randomBytes } from "node:crypto";

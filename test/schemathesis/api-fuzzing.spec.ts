@@ -1,6 +1,6 @@
 /**
  * Schemathesis, an outside fuzzer, against the deployment at BASE_URL, from the API's
- * description that deployment serves (docs/decisions.md, "Fuzzing the API"): every phase
+ * description that deployment serves (ADR 0015): every phase
  * (examples, coverage, fuzzing, stateful, following the document's links) and every check
  * (server errors, statuses, content types, headers and bodies as documented, invalid data
  * refused, valid data accepted, use after delete, ignored authentication, undeclared methods),

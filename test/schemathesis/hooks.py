@@ -1,5 +1,5 @@
 """What the API's description cannot say in JSON Schema, taught to Schemathesis's valid
-("positive") requests, so that every check stays on (docs/decisions.md, "Fuzzing the API").
+("positive") requests, so that every check stays on (ADR 0015).
 Requests it generates to be invalid ("negative") are sent as they are. Every phase sends its
 requests through `before_call`, so the coverage phase's hand-built requests are covered too.
 

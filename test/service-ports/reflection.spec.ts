@@ -2,8 +2,8 @@
  * The services' own ports seen from outside clients that have none of our .proto files:
  * grpcurl (built from its Go module, scripts/testing/grpcurl.ts) and `buf curl`. Both learn
  * the schema from the port's gRPC server reflection, without a credential; calling a method
- * still takes the credential its access rule demands (docs/decisions.md "Server reflection",
- * "Service-to-service trust"). grpcurl asks reflection v1; `buf curl` is made to ask v1alpha.
+ * still takes the credential its access rule demands (ADR 0012, ADR 0011).
+ * grpcurl asks reflection v1; `buf curl` is made to ask v1alpha.
  * Runs against any deployment: see support/service-ports.ts for the environment it reads.
  */
 import type { DescService } from "@bufbuild/protobuf";

@@ -1,7 +1,7 @@
 /**
  * The services' own ports, called directly as anything inside a cluster could (a pod, or curl on
  * loopback): identity headers count only with the edge credential, internal methods answer only
- * peers, and a refused call changes nothing (docs/decisions.md "Service-to-service trust").
+ * peers, and a refused call changes nothing (ADR 0011).
  * The same calls with the right credential work. Runs against any deployment: see
  * support/service-ports.ts for the environment it reads.
  */

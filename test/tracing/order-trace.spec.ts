@@ -7,7 +7,7 @@
  * spans in other processes, reached through the Kafka record's headers. The stream processor's
  * batch span links to the request, and its ClickHouse insert is the batch's child.
  *
- * npm test runs it against the cluster it starts (docs/decisions.md "Telemetry").
+ * npm test runs it against the cluster it starts (ADR 0062).
  */
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";

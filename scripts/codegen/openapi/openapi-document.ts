@@ -4,8 +4,7 @@
  * it describes exactly what they route: per operation its path and query parameters, body,
  * success status and body as served (bare arrays unwrapped, 204 without a body), the rules of
  * every field, its security, every error status it can answer with the one error body, examples
- * and links to the operations that take the ids it answers (docs/decisions.md, "The API's
- * description").
+ * and links to the operations that take the ids it answers (ADR 0014).
  */
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { Access } from "@commerce/runtime/contract/method-contract.js";

@@ -56,7 +56,7 @@ function containerOf(deployment: Manifest): ContainerSpec {
   return container;
 }
 
-/** What every service process reads (docs/decisions.md "Configuration"), as the chart sets it. */
+/** What every service process reads (ADR 0017), as the chart sets it. */
 const commonSettings = [
   "HOST",
   "PORT",

@@ -161,7 +161,7 @@ const grpcPort = 9090;
 const edgePort = 8080;
 const inClusterPorts = { mongodb: 27017, kafka: 9092, clickhouse: 8123 } as const;
 
-/** The flows the architecture needs (docs/decisions.md, "Kubernetes delivery"), and no other. */
+/** The flows the architecture needs (ADR 0077), and no other. */
 export function expectedFlows(services: readonly DeployableService[], values: FlowValues): string[] {
   const flows = new Set<string>();
   const both = (from: string, to: string, port: number) => {

@@ -1,11 +1,11 @@
 /**
  * The figures, read from the daily rollup the stream processor keeps (analytics-rollups.ts;
- * docs/decisions.md "Analytics" defines each): a few hundred rows a year, read with FINAL so
+ * ADR 0056 defines each): a few hundred rows a year, read with FINAL so
  * that each day counts in its latest sum. Money is summed as Int64 minor units in the store and
  * read as decimal text, so it stays exact.
  *
- * The SQL keeps to what both ClickHouse 18.16 and chDB run (docs/decisions.md "Analytics
- * store"): no WITH FILL (days without revenue are filled by the reports), no true/false.
+ * The SQL keeps to what both ClickHouse 18.16 and chDB run (ADR 0055):
+ * no WITH FILL (days without revenue are filled by the reports), no true/false.
  */
 import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
 import { sql } from "@commerce/runtime/analytics/sql.js";

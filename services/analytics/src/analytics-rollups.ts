@@ -1,5 +1,5 @@
 /**
- * The rollups the figures read (docs/decisions.md "Analytics"): every figure is a sum over
+ * The rollups the figures read (ADR 0057): every figure is a sum over
  * distinct events of what each event adds to it (a registration adds a user, a deletion takes
  * one away; a placement adds an order in CREATED; a status update moves one order from its
  * previous status to its new one; a successful payment adds its amount). Sums can be kept per
@@ -19,7 +19,7 @@
  * just before it is sent, increasing within the process (`nextVersion`). Of two sums of one
  * bucket, the later-stamped one read everything the earlier one read, so the row that FINAL
  * keeps is complete. (Across processes this leans on their clocks agreeing to the millisecond:
- * see docs/decisions.md "Analytics".)
+ * see ADR 0057.)
  */
 import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
 import { identifier, joinSql, sql, sqlList, type Sql } from "@commerce/runtime/analytics/sql.js";

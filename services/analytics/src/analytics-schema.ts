@@ -1,5 +1,5 @@
 /**
- * The analytics schema (docs/decisions.md "Analytics"), as migrations in order:
+ * The analytics schema (ADR 0057), as migrations in order:
  *   1. one table per event family, ordered by event id (the first design: every figure read
  *      every event with FINAL, which took about a second over a million orders);
  *   2. the event tables ordered by (occurred_at, event_id), and the rollups the figures read

@@ -1,4 +1,4 @@
-/** The Analytics service as its own process (docs/architecture.md §4). */
+/** The Analytics service as its own process (ADR 0018). */
 import {
   openAnalyticsStore,
   readAnalyticsStoreSettings,

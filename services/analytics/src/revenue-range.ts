@@ -1,5 +1,5 @@
 /**
- * The days `GET /api/analytics/revenue?from&to` covers (docs/decisions.md "Analytics"): UTC
+ * The days `GET /api/analytics/revenue?from&to` covers (ADR 0056): UTC
  * days, both ends included. `to` defaults to today and `from` to 29 days before `to` (30 days
  * in all); at most 366 days; `from` after `to`, or a date that is not a calendar day, is 400.
  */

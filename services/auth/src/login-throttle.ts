@@ -9,7 +9,7 @@
  * insert) or one whose attempt has left the window (a compare-and-set on its version). Both are
  * atomic on every backend we run, unlike a counter (FerretDB's conditional updates are not), so
  * of concurrent claims on one slot exactly one wins, and a sixth concurrent login finds every
- * slot taken (docs/decisions.md "Login throttling").
+ * slot taken (ADR 0030).
  *
  * Expired slots are swept periodically (FerretDB has no TTL indexes). The sweeper retires a slot
  * with a compare-and-set before it deletes it, and claims skip retired slots, so a deletion can

@@ -1,4 +1,4 @@
-/** The Auth service as its own process (docs/architecture.md §4). */
+/** The Auth service as its own process (ADR 0018). */
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { readAuthSettings } from "./auth-settings.js";

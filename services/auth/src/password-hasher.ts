@@ -5,7 +5,7 @@
  * Hashing at that cost takes a core for about 10 ms, so it is bounded: a caller is admitted
  * first (or refused with 503 and `Retry-After` when every place is taken), and its hashes then
  * run at most `concurrency` at a time, on low-priority threads (password-threads.ts). Unbounded,
- * a login flood starved every other request of the process (docs/decisions.md "Password work").
+ * a login flood starved every other request of the process (ADR 0029).
  */
 import { availableParallelism } from "node:os";
 import { createBoundedWork, type BoundedWorkLimits } from "@commerce/runtime/concurrency/bounded-work.js";

@@ -3,7 +3,7 @@
  * when a login flood and catalog reads compete for the cores, the reads win and the logins wait
  * (their number is bounded by password-hasher.ts). Measured on 2 cores: with hashing at normal
  * priority, catalog reads beside a login flood halved in throughput and their p99 doubled
- * (docs/decisions.md "Password work").
+ * (ADR 0029).
  *
  * The thread's code is a short CommonJS script (`eval`), so it runs the same from the sources
  * under tsx and from the compiled build. Lowering a thread's priority is Linux's per-thread

@@ -1,7 +1,7 @@
 /**
  * Issues the contract's JWT: HS512, claims `sub` (email), `role`, `name`, `iat`, `exp`, and ours,
  * `uid`: the account's user id, never reused, so a token names the one account it was issued
- * for (docs/decisions.md "Identity lifecycle").
+ * for (ADR 0034).
  */
 import { SignJWT } from "jose";
 import type { Role } from "@commerce/runtime/identity/caller.js";

@@ -2,7 +2,7 @@
  * The signal of the edge's upstream calls: aborted when the client goes away before its answer
  * (which cancels the call upstream, as Envoy does) or when the deadline passes. At the deadline
  * the client gets its 504 at once, whatever the handler does, so a callee can run under the
- * signal as is (docs/decisions.md "Deadlines and cancellation"; deadline-sweeper.ts,
+ * signal as is (ADR 0022; deadline-sweeper.ts,
  * `setSignalDeadline`).
  *
  * On HTTP/1.1 a client is its connection, which carries request after request, one at a time:

@@ -1,7 +1,7 @@
 /**
  * Which browser apps on other origins may call the API (CORS), read once at start (README
  * "Configuration"). Both edges follow the same settings: the local edge through cors.ts, Envoy
- * through its own CORS filter (envoy/src/cors.ts). Why each choice: docs/decisions.md, "CORS".
+ * through its own CORS filter (envoy/src/cors.ts). Why each choice: ADR 0013.
  */
 import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
 

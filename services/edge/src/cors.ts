@@ -1,6 +1,6 @@
 /**
  * CORS at the local edge, answer for answer what Envoy's CORS filter does at the other edge
- * (envoy/src/cors.ts; why each choice: docs/decisions.md, "CORS"):
+ * (envoy/src/cors.ts; why each choice: ADR 0013):
  *   - every answer says that it varies with `Origin`, so no cache hands one origin's answer to
  *     another;
  *   - under /api/, an answer to an allowed origin names that origin in

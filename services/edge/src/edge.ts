@@ -1,5 +1,5 @@
 /**
- * The local edge (docs/architecture.md §3), the TypeScript twin of the Envoy configuration:
+ * The local edge (ADR 0024), the TypeScript twin of the Envoy configuration:
  *   1. drops any client-sent identity and credential headers;
  *   2. for non-public methods requires a valid HS512 bearer token and injects
  *      `x-user-email` / `x-user-role` / `x-user-id` from its `sub` / `role` / `uid` claims
@@ -50,7 +50,7 @@ export interface EdgeOptions {
   /** How to reach the service that implements `service` (in-memory or gRPC over h2c). */
   readonly transportFor: (service: DescService) => Transport;
   readonly verifyToken: TokenVerifier;
-  /** The edge's credential towards the services (docs/decisions.md "Service-to-service trust"). */
+  /** The edge's credential towards the services (ADR 0011). */
   readonly edgeSecret: string;
   readonly maxBodyBytes: number;
   readonly logger: Logger;

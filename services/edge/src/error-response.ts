@@ -1,6 +1,6 @@
 /**
  * RPC errors in the one JSON error body of both edges (@commerce/runtime/server/error-body.ts),
- * through the standard gRPC → HTTP status table (docs/architecture.md §3).
+ * through the standard gRPC → HTTP status table (ADR 0005).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";

@@ -1,5 +1,5 @@
 /**
- * How deep a JSON request body may nest (docs/decisions.md "JSON nesting depth"): at most
+ * How deep a JSON request body may nest (ADR 0007): at most
  * `maxJsonDepth` objects and arrays open at once. No request message nests more than a few
  * levels, and the checks after this one (the numbers scan, protobuf decoding) recurse once per
  * level, so a body of 10,000 brackets overflowed the stack. This check runs first and loops

@@ -1,6 +1,6 @@
 /**
- * Numbers reach the services only in plain decimal notation (docs/decisions.md "Numbers are
- * plain decimal"). Protobuf JSON, ours and Envoy's transcoder's alike, also reads numbers from
+ * Numbers reach the services only in plain decimal notation (ADR 0008).
+ * Protobuf JSON, ours and Envoy's transcoder's alike, also reads numbers from
  * strings and through `Number()`, so `"0x10"` is 16 and the path id `1e0` is 1; both edges
  * check the notation first, with the same rules and messages (envoy/filters/rest-filter.lua
  * holds the Lua twin of this file).

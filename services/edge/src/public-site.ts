@@ -4,7 +4,7 @@
  * under `/docs/` (Swagger UI, from this package's `site/` folder, whose `vendor/` files
  * `npm run generate` copies from the swagger-ui-dist package). Nothing is fetched from outside:
  * every file is ours to serve. The local edge serves it in front of its routes; behind Envoy the
- * `web` deployable does (web/main.ts; docs/decisions.md, "The public site behind Envoy").
+ * `web` deployable does (web/main.ts; ADR 0027).
  *
  * The files are read once, at start, and served from memory with a strong ETag, so a browser's
  * or a proxy's revalidation costs a 304.

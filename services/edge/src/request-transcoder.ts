@@ -64,7 +64,7 @@ export function transcodeRequest(route: Route, request: RestRequest): Message {
   }
 }
 
-/** Numbers in the body only in plain decimal notation (docs/decisions.md "Numbers are plain decimal"). */
+/** Numbers in the body only in plain decimal notation (ADR 0008). */
 function checkNumbers(body: Buffer, expected: Expected): void {
   const problem = bodyNumberProblem(body, expected);
   if (problem !== undefined) throw new RequestShapeError(problem);
@@ -76,7 +76,7 @@ function parseJson(body: Buffer, contentType: string | undefined): JsonValue {
     throw new RequestShapeError(`content type must be application/json, got "${contentType}"`);
   }
   const text = body.toString("utf8");
-  // Before anything that recurses per level of the text (docs/decisions.md "JSON nesting depth").
+  // Before anything that recurses per level of the text (ADR 0007).
   if (nestsTooDeep(text)) throw new RequestShapeError(tooDeepMessage);
   try {
     return JSON.parse(text) as JsonValue;
@@ -137,7 +137,7 @@ function assign(
 /**
  * Text → the JSON value protobuf JSON expects: numbers stay strings, once their notation is
  * plain decimal (protobuf JSON would read `0x10` or `1e0`); booleans may not. An empty value
- * is refused whatever the type (docs/decisions.md "Query values"): a field without presence
+ * is refused whatever the type (ADR 0007): a field without presence
  * would read it as absent, and `?unread=` or `?to=` would be answered as if never sent.
  */
 function scalarJson(field: DescField, text: string, path: string): JsonValue {

@@ -37,7 +37,7 @@ const spec: [string, string, Access, number][] = [
   ["POST", "/api/payments/create", Access.AUTHENTICATED, 200],
   ["GET", "/api/payments/my", Access.AUTHENTICATED, 200],
   ["POST", "/api/payments/callback", Access.PUBLIC, 200],
-  // Not the contract's: the embedded sandbox gateway's checkout (docs/decisions.md "Payments").
+  // Not the contract's: the embedded sandbox gateway's checkout (ADR 0050).
   ["POST", "/api/payments/sandbox/checkout", Access.AUTHENTICATED, 200],
   ["GET", "/api/notifications", Access.AUTHENTICATED, 200],
   ["PUT", "/api/notifications/{notification_id}/read", Access.AUTHENTICATED, 200],

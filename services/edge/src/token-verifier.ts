@@ -1,8 +1,8 @@
 /**
- * Verifies bearer tokens the way the Envoy edge does (docs/architecture.md §3): HS512 only (the algorithm
+ * Verifies bearer tokens the way the Envoy edge does (ADR 0010): HS512 only (the algorithm
  * is pinned, so `alg: none` and HS256 are refused), a valid signature, `exp` required and in the
  * future, and the claims the services need (`sub`, `role`, and `uid`, the account's user id: a
- * token without it is refused, docs/decisions.md "Identity lifecycle").
+ * token without it is refused, ADR 0034).
  *
  * Verified tokens are remembered until they expire (bounded map): a client sends the same token
  * many times, and the HMAC is the edge's largest per-request cost. A cached entry is only ever

@@ -1,4 +1,4 @@
-/** The Notification service as its own process (docs/architecture.md §4). */
+/** The Notification service as its own process (ADR 0018). */
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { readPaymentCurrency } from "@commerce/runtime/money/currency-setting.js";
 import { buildNotificationService } from "./server.js";

@@ -1,5 +1,5 @@
 /**
- * Who is told what about each event (docs/decisions.md "Notifications"):
+ * Who is told what about each event (ADR 0052):
  *
  *   USER_REGISTERED        the new user: a welcome
  *   USER_LOGIN             the user: a new sign-in

@@ -1,4 +1,4 @@
-/** The Order service as its own process (docs/architecture.md §4). */
+/** The Order service as its own process (ADR 0018). */
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { buildOrderService } from "./server.js";

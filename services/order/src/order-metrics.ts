@@ -1,6 +1,6 @@
 import type { Meter } from "@opentelemetry/api";
 
-/** The Order service's business counters, on its own meter (docs/decisions.md "Telemetry"). */
+/** The Order service's business counters, on its own meter (ADR 0065). */
 export interface OrderMetrics {
   /** An order was placed (written, ORDER_PLACED recorded). */
   orderPlaced(): void;

@@ -2,7 +2,7 @@
  * The Order domain: placing an order against the Product service's stock, reading orders
  * (owner or admin), the admin's status moves, and the internal lookup other services use.
  *
- * Placement, step by step (docs/decisions.md "Orders"):
+ * Placement, step by step (ADR 0041):
  *   1. one line per product (a repeated product is refused: 400);
  *   2. current prices and activity from the Product service (unknown or inactive: 404);
  *   3. the total in integer minor units, each line keeping its unit price;

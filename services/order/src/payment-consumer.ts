@@ -1,5 +1,5 @@
 /**
- * Consumes payment-events (docs/architecture.md §7): PAYMENT_SUCCESS confirms the paid order, CREATED →
+ * Consumes payment-events (ADR 0044): PAYMENT_SUCCESS confirms the paid order, CREATED →
  * CONFIRMED, through the same compare-and-set move an admin makes (`Orders.updateStatus`), so
  * ORDER_STATUS_UPDATED rides in the same write. PAYMENT_CREATED and PAYMENT_FAILED change
  * nothing: an unpaid order stays CREATED and can be paid again.

@@ -1,4 +1,4 @@
-/** The Payment service as its own process (docs/architecture.md §4). */
+/** The Payment service as its own process (ADR 0018). */
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { readPaymentSettings } from "./payment-settings.js";

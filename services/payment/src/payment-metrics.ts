@@ -1,7 +1,7 @@
 import type { Meter } from "@opentelemetry/api";
 import type { PaymentStatus } from "./payment-store.js";
 
-/** The Payment service's business counters, on its own meter (docs/decisions.md "Telemetry"). */
+/** The Payment service's business counters, on its own meter (ADR 0065). */
 export interface PaymentMetrics {
   /** A payment was created (CREATED) or a callback moved it (SUCCESS, FAILED). */
   paymentReached(status: PaymentStatus): void;

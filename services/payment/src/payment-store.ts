@@ -10,7 +10,7 @@ import type { Collection, CollectionSpec, DocumentStore } from "@commerce/runtim
 /**
  * CREATED: the gateway order is open, nothing paid yet. SUCCESS: paid (final). FAILED: the last
  * attempt at the checkout failed; the customer may pay the same gateway order again, which
- * moves it to SUCCESS (docs/decisions.md "Payments").
+ * moves it to SUCCESS (ADR 0051).
  */
 export type PaymentStatus = "CREATED" | "SUCCESS" | "FAILED";
 
@@ -42,8 +42,8 @@ export interface PaymentDocument extends OutboxCarrier {
 /**
  * Which payment a gateway order belongs to, keyed by the gateway's order id: a callback finds
  * its payment by two reads by `_id`. (A query on the payments' `providerOrderId` index would do
- * the same on MongoDB, but FerretDB 1.24 scans the collection for it: docs/decisions.md
- * "Payments".) Written before the payment, and never changed.
+ * the same on MongoDB, but FerretDB 1.24 scans the collection for it: ADR 0051.)
+ * Written before the payment, and never changed.
  */
 export interface GatewayOrderDocument {
   /** The gateway's order id. */

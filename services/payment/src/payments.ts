@@ -1,5 +1,5 @@
 /**
- * The Payment domain (docs/decisions.md "Payments").
+ * The Payment domain (ADR 0049).
  *
  * Create, step by step:
  *   1. the amount has at most two decimals (400);

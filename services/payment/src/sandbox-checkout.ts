@@ -1,5 +1,5 @@
 /**
- * The sandbox gateway's checkout (docs/decisions.md "Payments"): the customer's side of a
+ * The sandbox gateway's checkout (ADR 0050): the customer's side of a
  * payment, which at a real gateway happens on its payment page. The sandbox makes the provider
  * payment and its signed callback, and the callback is delivered through exactly the path a
  * gateway's webhook takes (`Payments.handleCallback`), so a sandbox payment is checked, recorded

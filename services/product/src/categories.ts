@@ -1,5 +1,5 @@
 /**
- * Categories have no write endpoint (docs/architecture.md §8): a default set is seeded at every start,
+ * Categories have no write endpoint (ADR 0045): a default set is seeded at every start,
  * idempotently, and never changes afterwards, so the service keeps them in memory once read.
  */
 import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";

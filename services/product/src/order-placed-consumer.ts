@@ -3,7 +3,7 @@
  * reservation sweeper only ever looks at reservations whose order it has not heard of, the ones
  * a crash may have left behind (reservations.ts). Without it every order's reservation waited
  * for the sweeper, and under load the sweeper fell so far behind that leaked stock came back
- * after many minutes, or never (docs/decisions.md "Reservation sweeper").
+ * after many minutes, or never (ADR 0048).
  *
  * Idempotent: committing a reservation that is not HELD changes nothing. Only the event's
  * subject (the order id) is read.

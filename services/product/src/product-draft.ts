@@ -30,7 +30,7 @@ export interface NewProduct {
 }
 
 /**
- * The 409 rule (docs/decisions.md "Product conflicts"): one ACTIVE product per name and brand,
+ * The 409 rule (ADR 0045): one ACTIVE product per name and brand,
  * compared case-insensitively and without surrounding blanks.
  */
 export function nameKeyOf(name: string, brand: string): string {

@@ -20,8 +20,8 @@
  * whose order the Order service does not know (NOT_FOUND from PayableOrderService) is released;
  * one whose order exists is COMMITTED. A PENDING one older than the TTL (this process died while
  * reserving) is released. This relies on one promise of the Order service: it does not write an
- * order once the TTL has passed since it asked for the reservation (docs/decisions.md
- * "Reservation sweeper"). Residual: a reserver stalled for longer than the TTL that takes a line
+ * order once the TTL has passed since it asked for the reservation (ADR 0048).
+ * Residual: a reserver stalled for longer than the TTL that takes a line
  * after the sweeper released the others and then crashes before its own compensation leaks that
  * line's quantity.
  *

@@ -26,7 +26,7 @@ export interface ProductOptions {
   /**
    * Age after which the sweeper asks the Order service about a HELD reservation and releases
    * it when the order does not exist. The Order service must not write an order once this much
-   * time has passed since it asked for the reservation (docs/decisions.md).
+   * time has passed since it asked for the reservation (ADR 0042).
    */
   readonly reservationTtlMs?: number;
   /** How often the sweeper runs. */

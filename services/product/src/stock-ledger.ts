@@ -7,7 +7,7 @@
  * Why not a `stock` field with a conditional `$inc`: FerretDB's conditional updates are a read,
  * a check and a write without a lock (FerretDB issue #3040), so two orders could both pass
  * "stock >= quantity" and oversell. The only primitive atomic on MongoDB, FerretDB and the
- * embedded store alike is an insert against a unique index (docs/architecture.md §5), and the ledger is
+ * embedded store alike is an insert against a unique index (ADR 0035), and the ledger is
  * built on that alone.
  *
  * Why the ledger never oversells, on every backend:

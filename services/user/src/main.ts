@@ -1,4 +1,4 @@
-/** The User service as its own process (docs/architecture.md §4). */
+/** The User service as its own process (ADR 0018). */
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { buildUserService } from "./server.js";

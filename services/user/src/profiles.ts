@@ -2,7 +2,7 @@
  * The User domain: a caller's profile and addresses, ownership from the caller's email, and
  * admin management of users. The caller's profile is found by email and must be the account the
  * token was issued for (`caller.userId`): an email freed by a deletion and registered again is
- * another account, which no older token reaches (docs/decisions.md "Identity lifecycle").
+ * another account, which no older token reaches (ADR 0034).
  */
 import type { Client } from "@connectrpc/connect";
 import {

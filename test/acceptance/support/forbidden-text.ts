@@ -1,6 +1,6 @@
 /**
  * Characters no name, address line, product text, password or list filter may hold
- * (docs/decisions.md "Text"), each with a name for test titles.
+ * (ADR 0009), each with a name for test titles.
  */
 export const forbidden: readonly [string, string][] = [
   ["NUL", "\u0000"],

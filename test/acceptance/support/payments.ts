@@ -2,7 +2,7 @@
  * Payments for the black-box suites: opening a payment for a fresh order, and acting as the
  * gateway, whose callbacks are signed with the deployment's secrets (PAYMENT_KEY_SECRET,
  * PAYMENT_WEBHOOK_SECRET: npm test sets them). The signatures are computed here from the
- * published scheme (docs/decisions.md "Payments"), independently of the service's code.
+ * published scheme (ADR 0051), independently of the service's code.
  */
 import { expect } from "chai";
 import { createHmac, randomBytes } from "node:crypto";

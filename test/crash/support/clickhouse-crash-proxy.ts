@@ -1,7 +1,7 @@
 /**
  * Test support: an HTTP proxy between the analytics stream processor and ClickHouse, which
- * records what the processor inserts and can kill it at one exact point (docs/decisions.md
- * "Tests"): after ClickHouse has acknowledged an insert, before the processor hears of it, so
+ * records what the processor inserts and can kill it at one exact point (ADR 0084):
+ * after ClickHouse has acknowledged an insert, before the processor hears of it, so
  * before it can commit the batch's offsets.
  *
  * Every request is forwarded as it came. `@clickhouse/client` sends an insert with its statement

@@ -1,7 +1,7 @@
 /**
  * Test support: every analytics figure at once, read from the store (`readFigures`) or worked
  * out from the events a test published (`expectedFigures`), by the definitions of
- * docs/decisions.md "Analytics", so the two compare with one deep equality.
+ * ADR 0056, so the two compare with one deep equality.
  *
  * The expected side reads the payloads with the contract's messages and counts plainly: a user
  * exists when registered and not deleted; an order counts once placed, under the last status

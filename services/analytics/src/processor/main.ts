@@ -1,5 +1,5 @@
 /**
- * The analytics stream processor as its own process (docs/decisions.md "Analytics"): consumes
+ * The analytics stream processor as its own process (ADR 0058): consumes
  * the event topics into the analytics store; it serves no API, and answers probes on PORT.
  */
 import {

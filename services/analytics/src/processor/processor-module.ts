@@ -1,5 +1,5 @@
 /**
- * The stream processor as a module (docs/architecture.md §6): in its own process in a cluster
+ * The stream processor as a module (ADR 0019): in its own process in a cluster
  * (processor/main.ts), beside the Analytics service in the embedded platform. It serves no RPC;
  * its process answers probes, and it is ready while its store answers.
  *

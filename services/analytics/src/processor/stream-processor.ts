@@ -1,5 +1,5 @@
 /**
- * The stream processor's work on one batch (docs/decisions.md "Analytics"): each record becomes
+ * The stream processor's work on one batch (ADR 0058): each record becomes
  * at most one row (event-rows.ts); the rows go to their family's event table with one insert
  * per table, and then the rollups of the seconds they touched are summed again
  * (analytics-rollups.ts). The handler resolves only after all of it is acknowledged, and the

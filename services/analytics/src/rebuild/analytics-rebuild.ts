@@ -1,5 +1,5 @@
 /**
- * Rebuilds the analytics tables from the event log (docs/decisions.md "Analytics"): empties
+ * Rebuilds the analytics tables from the event log (ADR 0059): empties
  * them, then replays every event the log holds, from the earliest record, through the stream
  * processor's own code, in a consumer group of its own. It returns once the replay has reached
  * the end the log had when it began, so the figures are then complete (and equal to what the

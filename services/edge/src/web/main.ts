@@ -1,5 +1,5 @@
 /**
- * The `web` deployable (docs/decisions.md, "The public site behind Envoy"): the public site
+ * The `web` deployable (ADR 0027): the public site
  * that the local edge serves in embedded mode, `/openapi.json` and `/docs` (public-site.ts), as
  * a process of its own for Envoy to route those paths to, in the multi-process topology and in
  * Kubernetes.

@@ -1,5 +1,5 @@
 /**
- * The provider port (docs/decisions.md "Payments"): what the Payment service needs from a
+ * The provider port (ADR 0050): what the Payment service needs from a
  * payment gateway. Two adapters: the embedded sandbox (sandbox-gateway.ts, the default) and a
  * Razorpay-compatible HTTP client (http-gateway.ts). Signatures are checked by the service
  * itself (signatures.ts): both adapters sign the same way.

@@ -1,5 +1,5 @@
 /**
- * The gateway's two signatures (docs/decisions.md "Payments"), hex HMAC-SHA256 as Razorpay
+ * The gateway's two signatures (ADR 0051), hex HMAC-SHA256 as Razorpay
  * computes them:
  *   - the webhook signature (`X-Payment-Signature`): over the raw request body, keyed with
  *     PAYMENT_WEBHOOK_SECRET: proves the callback comes from the gateway, unaltered;

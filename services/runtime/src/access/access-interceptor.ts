@@ -6,7 +6,7 @@ import type { RevokedAccounts } from "../identity/revoked-accounts.js";
 
 /**
  * Enforces each method's access rule inside the service, the second of the two checks
- * (docs/decisions.md "Service-to-service trust"): the edge has verified the token; here the
+ * (ADR 0011): the edge has verified the token; here the
  * identity headers count only when the request proves it came from the edge and name an account
  * that was not deleted (a deleted account's tokens are anonymous: 401), the role is held
  * against the method's option, and internal methods answer only requests that prove they come

@@ -1,7 +1,7 @@
 /**
  * Which analytics store a process opens (README "Configuration"): a ClickHouse server when
  * CLICKHOUSE_URL is set, otherwise chDB in a folder under DATA_DIR, the same way MONGODB_URL and
- * KAFKA_BROKERS select their real adapters over the embedded ones (docs/architecture.md §6).
+ * KAFKA_BROKERS select their real adapters over the embedded ones (ADR 0019).
  *
  * The URL's path names the database (`http://clickhouse:8123/shop_analytics`); without one it
  * is `commerce_analytics`, beside the services' `commerce_<name>` document databases. The
@@ -9,7 +9,7 @@
  *
  * chDB is imported only when chosen: its library is about half a gigabyte, which a process on
  * ClickHouse never loads, and which the services' container images leave out
- * (docs/decisions.md "Container images").
+ * (ADR 0080).
  */
 import { join } from "node:path";
 import type { EnvReader } from "../config/env-reader.js";

@@ -1,5 +1,5 @@
 /**
- * The one contract of the analytics-store port (docs/architecture.md §6: one contract suite per
+ * The one contract of the analytics-store port (ADR 0019: one contract suite per
  * port, run against every adapter): chDB 26 in process and a ClickHouse 18.16 server. It pins
  * down what the stream processor and the Analytics service rely on, in SQL both engines run:
  * exactly-once figures from at-least-once inserts (ReplacingMergeTree keyed by event id, read

@@ -1,10 +1,10 @@
 /**
  * The analytics-store port: the columnar store the stream processor writes and the Analytics
- * service reads (docs/architecture.md §6: one port, one contract suite, every adapter). Two
+ * service reads (ADR 0019: one port, one contract suite, every adapter). Two
  * adapters: ClickHouse over HTTP (`createClickHouseAnalyticsStore`, real mode) and chDB in
  * process (`openChdbAnalyticsStore`, embedded mode). Both run the same SQL: the subset that
  * ClickHouse 18.16 and chDB 26 share, which the contract suite pins down
- * (analytics-store.contract.ts; what differs is in docs/decisions.md, "Analytics store").
+ * (analytics-store.contract.ts; what differs is in ADR 0054).
  *
  * Statements are `Sql` values from the `sql` tag, never strings: values reach SQL only through
  * its quoting. Every failure of the store (refused SQL, server down, a closed store) is an

@@ -1,7 +1,7 @@
 /**
  * The analytics store in process: chDB (ClickHouse 26 as a library, npm `chdb` with its prebuilt
  * `@chdb/lib-linux-x64-gnu`), for embedded mode, with its data in a folder (under `DATA_DIR`) so
- * it survives a restart. The same SQL as on a ClickHouse server (docs/architecture.md §6).
+ * it survives a restart. The same SQL as on a ClickHouse server (ADR 0019).
  *
  * chDB serves one data directory per process: opening a second folder while a store on another
  * is open fails ("only one active data directory per process"). Stores opened on the same folder
@@ -9,7 +9,7 @@
  * Analytics service of the embedded platform may each open their own.
  *
  * Engine settings, given when the session opens, so that chDB 26 behaves like ClickHouse 18.16
- * wherever their defaults differ (docs/decisions.md, "Analytics store"):
+ * wherever their defaults differ (ADR 0054):
  *   - `session_timezone=UTC`: functions without a zone (`now()`, `today()`) work in UTC,
  *     whatever the machine's zone (our server runs with `timezone` UTC);
  *   - `input_format_skip_unknown_fields=0`: an insert naming a column the table lacks fails,
@@ -39,7 +39,7 @@ const engineSettings = [
 
 /**
  * chDB is ClickHouse in process: its spans say `clickhouse`, in its `default` database, with no
- * server (docs/decisions.md "Telemetry").
+ * server (ADR 0064).
  */
 const chdbIdentity = { system: "clickhouse", namespace: "default" } as const;
 

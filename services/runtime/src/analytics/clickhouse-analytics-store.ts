@@ -1,7 +1,7 @@
 /**
  * The analytics store on a ClickHouse server, through `@clickhouse/client` over HTTP (real mode:
  * `CLICKHOUSE_URL`). Tested against Debian's ClickHouse 18.16, the oldest server we meet; what
- * the client needed there (docs/decisions.md, "Analytics store"):
+ * the client needed there (ADR 0054):
  *   - its logger off: on a failed request it prints the error, with the server's message and so
  *     the SQL, to the console by itself; our error (`AnalyticsStoreError`) carries it instead,
  *     to the caller's log only;

@@ -2,7 +2,7 @@
  * Bounds work that would otherwise take every core (password hashing): at most `concurrency`
  * tasks run at once, and at most `queue` more wait. Work is admitted first and run second, so a
  * caller learns at once, before it has done anything else, whether there is room; past the
- * bound it is refused rather than queued without end (docs/decisions.md "Password work").
+ * bound it is refused rather than queued without end (ADR 0029).
  */
 export interface BoundedWorkLimits {
   /** Tasks running at once. */

@@ -1,7 +1,7 @@
 /**
  * Reads settings from the environment once, at start, and collects every problem instead of
- * stopping at the first, so an operator fixes a bad deployment in one round (docs/decisions.md
- * "Configuration"). Each process composes the readers of the settings it owns; nothing else
+ * stopping at the first, so an operator fixes a bad deployment in one round (ADR 0017).
+ * Each process composes the readers of the settings it owns; nothing else
  * reads `process.env`.
  */
 import { resolve } from "node:path";

@@ -13,7 +13,7 @@
  * whenever it outgrows `compactBytes`.
  *
  * Why no fsync here (the topic log has one): losing a position to a power cut only rewinds the
- * group, and consumers are idempotent by event id (docs/architecture.md §5), so a sync per consumed record
+ * group, and consumers are idempotent by event id (ADR 0039), so a sync per consumed record
  * would buy nothing.
  */
 import {

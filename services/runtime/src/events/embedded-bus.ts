@@ -1,5 +1,5 @@
 /**
- * The embedded event bus (docs/architecture.md §6): the Kafka delivery contract — named topics, consumer
+ * The embedded event bus (ADR 0040): the Kafka delivery contract — named topics, consumer
  * groups, at-least-once, per-key order — in-process and durable, for `npm start` without any
  * external service.
  *

@@ -1,6 +1,6 @@
 /**
  * The delivery contract of the `EventBus` port (event-bus.ts), as one mocha suite that every
- * adapter runs (docs/architecture.md §6: one contract suite per port): the embedded bus in
+ * adapter runs (ADR 0019: one contract suite per port): the embedded bus in
  * embedded-bus.spec.ts, Kafka in its own spec. Call it inside a `describe` whose hooks prepare
  * the adapter's storage.
  *

@@ -1,6 +1,6 @@
 /**
  * The event-bus port. Adapters: the embedded bus (an append-only log under the data directory)
- * and Kafka (`kafkajs`, behind this port so the client can be swapped; docs/architecture.md §5).
+ * and Kafka (`kafkajs`, behind this port so the client can be swapped; ADR 0038).
  *
  * Delivery contract, the same on every adapter:
  *   - topics are named; records with the same key keep their order;

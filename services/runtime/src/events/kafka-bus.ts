@@ -1,5 +1,5 @@
 /**
- * The Kafka adapter of the event-bus port (docs/architecture.md §5), on KafkaJS 2.2.4. Every KafkaJS call
+ * The Kafka adapter of the event-bus port (ADR 0038), on KafkaJS 2.2.4. Every KafkaJS call
  * of the services is in this file, so swapping the client (KafkaJS is in maintenance mode)
  * touches nothing else; the wire format is in kafka-records.ts, without client types. A flaw of
  * KafkaJS's request queue (a timer every millisecond per connection) is corrected before the
@@ -15,7 +15,7 @@
  * resolves once every in-sync replica has the records. Choices:
  *   - the Java-compatible murmur2 partitioner (KafkaJS's default since 2.0, passed explicitly):
  *     a key lands on the same partition as from any Java or librdkafka producer;
- *   - no idempotent producer: KafkaJS marks it experimental (docs/architecture.md §5), and delivery is
+ *   - no idempotent producer: KafkaJS marks it experimental (ADR 0038), and delivery is
  *     at-least-once anyway (the outbox republishes after a crash, consumers dedupe by event
  *     id). Instead one request in flight per broker: a retried batch can then be duplicated,
  *     but never overtaken by a later one, so per-key order holds through retries.

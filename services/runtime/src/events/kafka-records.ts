@@ -1,5 +1,5 @@
 /**
- * How an `EventRecord` looks on a Kafka topic (docs/architecture.md §5), in the CloudEvents 1.0 Kafka
+ * How an `EventRecord` looks on a Kafka topic (ADR 0038), in the CloudEvents 1.0 Kafka
  * protocol binding's binary mode: the payload alone is the value, the attributes travel as
  * `ce_`-prefixed headers, the key is the aggregate id.
  *

@@ -6,7 +6,7 @@
  * timer after 1 ms, so every open broker connection loops every millisecond for as long as it
  * lives: measured here, an idle producer armed about 900 timers a second and spent 25 ms of CPU
  * a second (2.5 % of a core, per connection, on every Node version). Node 24 also warns about
- * the negative delay, once per process (TimeoutNegativeWarning) (docs/decisions.md "Node 24").
+ * the negative delay, once per process (TimeoutNegativeWarning) (ADR 0038).
  *
  * The queue needs a look only while a request waits: one waits when the connection has its
  * requests in flight or is throttled, and KafkaJS arms the timer when it queues it; a request

@@ -1,5 +1,5 @@
 /**
- * The outbox relay (docs/architecture.md §5): moves events from the documents that carry them to the bus.
+ * The outbox relay (ADR 0037): moves events from the documents that carry them to the bus.
  *
  * One pass: find documents with `outboxPending: true` (up to `batchSize`, across the registered
  * collections, starting from a different collection each pass so none starves), publish their

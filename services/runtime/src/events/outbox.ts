@@ -1,5 +1,5 @@
 /**
- * The outbox (docs/architecture.md §5): an event is stored in the same single-document write as the state
+ * The outbox (ADR 0037): an event is stored in the same single-document write as the state
  * change that causes it, inside that document. The relay publishes pending entries and then
  * removes them with a compare-and-set, so neither a crash nor a broker outage loses an event
  * (at worst one is published twice, which consumers absorb by event id).

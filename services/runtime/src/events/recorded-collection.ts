@@ -1,6 +1,6 @@
 /**
  * Recorded writes: the one way services change a document that carries events
- * (docs/decisions.md "Recorded writes"). A write states the document's next content and the
+ * (ADR 0037). A write states the document's next content and the
  * events it causes; this module stores both in one single-document write (the outbox,
  * outbox.ts), sets `_v`, `outbox` and `outboxPending` itself, retries the compare-and-set with
  * the store's one policy (change-document.ts), and wakes the relay. Domain code never writes

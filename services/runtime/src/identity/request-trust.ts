@@ -1,5 +1,5 @@
 /**
- * Who may assert what to a service (docs/decisions.md "Service-to-service trust"). Reaching a
+ * Who may assert what to a service (ADR 0011). Reaching a
  * service's port proves nothing: in a cluster every pod can. So
  *   - the identity headers (`x-user-email`, `x-user-role`) count only on a request that carries
  *     the edge credential, which the edge adds after it verified the caller's token;

@@ -1,6 +1,6 @@
 /**
- * Deleted accounts, whose tokens every service refuses (docs/decisions.md "Identity
- * lifecycle"). A token keeps its signature and expiry after its account is deleted, and Envoy's
+ * Deleted accounts, whose tokens every service refuses (ADR 0034).
+ * A token keeps its signature and expiry after its account is deleted, and Envoy's
  * jwt_authn checks nothing else, so the refusal happens in the services: the access interceptor
  * asks `isRevoked(caller.userId)`, a set lookup on the hot path.
  *

@@ -1,5 +1,5 @@
 /**
- * The credentials a service process reads (docs/decisions.md "Service-to-service trust"):
+ * The credentials a service process reads (ADR 0011):
  * `PEER_SECRET`, which it sends to its peers and expects from them, and `EDGE_SECRET_SHA256`,
  * the hex digest of the edge's secret, so that it can recognise the edge without holding what
  * would let it pose as the edge.
@@ -15,7 +15,7 @@ export interface ServiceTrustSettings extends TrustAnchors {
 }
 
 export function readServiceTrustSettings(env: EnvReader): ServiceTrustSettings {
-  const why = "(docs/decisions.md, Service-to-service trust)";
+  const why = "(ADR 0011)";
   const peerSecret = env.headerSecret("PEER_SECRET", minSecretLength) ?? env.required("PEER_SECRET", why);
   const edgeDigest = env.string("EDGE_SECRET_SHA256") ?? env.required("EDGE_SECRET_SHA256", why);
   if (edgeDigest !== "" && !/^[0-9a-f]{64}$/i.test(edgeDigest)) {

@@ -1,5 +1,5 @@
 /**
- * Money (docs/architecture.md §2): services compute in integer minor units (paise); JSON carries numbers
+ * Money (ADR 0004): services compute in integer minor units (paise); JSON carries numbers
  * with at most two decimals. An amount that is not exact to two decimals is refused, not
  * rounded: rounding would store something other than what the client sent.
  */

@@ -4,7 +4,7 @@
  * Both versions are served: `grpc.reflection.v1` and `grpc.reflection.v1alpha`, which older
  * clients still ask for first. Reflection reveals the schema and nothing else; the host lets it
  * answer without credentials while every method it describes keeps its own access rule
- * (docs/decisions.md "Server reflection").
+ * (ADR 0012).
  */
 import { create, type DescService } from "@bufbuild/protobuf";
 import type { ServiceRegistrar } from "../transport/in-process-transport.js";

@@ -1,6 +1,6 @@
 /**
  * The one JSON error body of both edges: `{ "status": 404, "code": "NOT_FOUND", "message": "…" }`
- * (docs/decisions.md "Error body"). It lives in the runtime because the HTTP server answers some
+ * (ADR 0005). It lives in the runtime because the HTTP server answers some
  * requests itself before any handler runs (protocol-refusals.ts), in the same shape.
  */
 import type { DualResponse } from "./dual-protocol-server.js";

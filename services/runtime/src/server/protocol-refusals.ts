@@ -4,7 +4,7 @@
  * expectation it cannot meet, a protocol upgrade or a tunnel. Node answers these with an empty
  * body or none (a bare `400 Bad Request`), closes the connection unanswered (CONNECT), or serves
  * what it should refuse (an upgrade, more than 100 header fields); here each carries the one
- * JSON error body (docs/decisions.md "Protocol refusals"), and Envoy's own replies take the
+ * JSON error body (ADR 0006), and Envoy's own replies take the
  * same bodies (envoy/src/local-replies.ts).
  */
 import { STATUS_CODES } from "node:http";

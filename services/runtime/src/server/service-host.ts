@@ -85,8 +85,8 @@ const unlimitedSignalListeners: Interceptor = (next) => (req) => {
 /**
  * The protocol services every host serves beside its own, which answer without credentials:
  * gRPC health, since probes carry none, and server reflection, since it tells only the schema
- * and every method it describes still demands its own credential (docs/decisions.md "Server
- * reflection"). Nothing else is open.
+ * and every method it describes still demands its own credential (ADR 0012).
+ * Nothing else is open.
  */
 const openServices: readonly string[] = [Health.typeName, ...reflectionServices.map((s) => s.typeName)];
 

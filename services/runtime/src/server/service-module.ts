@@ -8,7 +8,7 @@ import type { ServiceRoutes } from "./service-host.js";
 
 /**
  * What every service needs from its process, whichever mode runs it. Handlers and domain code
- * see only these ports, never the adapters behind them (docs/architecture.md §6). A
+ * see only these ports, never the adapters behind them (ADR 0019). A
  * service's own settings are not here: its build function takes them, typed, from whatever read
  * them (its own process, or the embedded platform).
  */

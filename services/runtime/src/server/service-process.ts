@@ -1,5 +1,5 @@
 /**
- * One service as its own process (docs/architecture.md §4): what `services/<name>/src/main.ts`
+ * One service as its own process (ADR 0018): what `services/<name>/src/main.ts`
  * runs, in the multi-process topology and in a Kubernetes pod alike. It reads only the settings
  * this service owns, opens only its own database, listens on its own port, and reaches its
  * peers through gRPC clients at the addresses its configuration gives, presenting the peer

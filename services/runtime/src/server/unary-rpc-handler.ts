@@ -9,7 +9,7 @@
  * linked AbortControllers per call, both aborted at the end, which builds two `DOMException`s
  * with stack traces). Profiled on this port it cost about 100 µs of CPU per GetProduct, six times
  * the rest of the request, and held the port to a tenth of a bare Node server
- * (docs/decisions.md, "Service port throughput"). This path keeps the protocol behaviour — the
+ * (ADR 0023). This path keeps the protocol behaviour — the
  * same content types, compression negotiation, timeouts, size limits, error bodies and status
  * trailers, built with Connect's own protocol functions — and the same interceptors, in the
  * same order, as the adapter; only the plumbing around them is shorter.

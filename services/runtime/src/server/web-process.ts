@@ -1,7 +1,7 @@
 /**
  * A process that serves plain HTTP pages and nothing else: the `web` deployable, which serves
  * the public site (the API's description and its reference page) behind Envoy in the
- * multi-process topology and in Kubernetes (docs/decisions.md, "The public site behind Envoy").
+ * multi-process topology and in Kubernetes (ADR 0027).
  * It reads `PORT`, `HOST` and `LOG_LEVEL` only: no store, no event bus, no secret. Like every
  * service it answers gRPC health (Envoy's health checks and the chart's probes ask it),
  * `/healthz` and `/readyz`, on one port for both protocols; any other path is the JSON 404. On

@@ -1,7 +1,7 @@
 /**
  * The one way to change a stored document: read it, let a pure function decide the next
  * content, and compare-and-set it by version (`Collection.swap`), retrying against concurrent
- * writers with one policy (docs/decisions.md "Compare-and-set retries").
+ * writers with one policy (ADR 0036).
  *
  * The policy: at most `maxChangeAttempts` reads and swaps, with a random pause before each
  * retry that doubles up to `maxRetryPauseMs` ("full jitter"). Why a pause at all: on FerretDB

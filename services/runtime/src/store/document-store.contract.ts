@@ -1,5 +1,5 @@
 /**
- * The one contract of the document-store port (docs/architecture.md §6: one contract suite per port, run
+ * The one contract of the document-store port (ADR 0019: one contract suite per port, run
  * against every adapter). An adapter's spec calls `describeDocumentStoreContract` with a way to
  * reach its storage; every behaviour a service may rely on is asserted here, with exact values,
  * so an adapter that passes is interchangeable with the others. Semantics follow MongoDB's

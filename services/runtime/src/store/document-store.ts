@@ -4,7 +4,7 @@
  * FerretDB in tests).
  *
  * The port is deliberately small. Its only concurrency primitives are the two that hold on
- * every backend we run (docs/architecture.md §5, docs/decisions.md "Atomicity on every backend"):
+ * every backend we run (ADR 0035):
  *   - `insert`: atomic, and a unique index rejects a second document with the same key;
  *   - `swap`: compare-and-set of a whole document by its version `_v`. Real MongoDB gives this
  *     natively (a conditional replace is single-document atomic). FerretDB does not (its

@@ -1,5 +1,5 @@
 /**
- * The embedded document store (docs/architecture.md §6, the default mode): every collection lives in
+ * The embedded document store (ADR 0040, the default mode): every collection lives in
  * memory and in one append-only journal file (journal.ts) under
  * `<dataDir>/<database>/<collection>.jsonl`, so `npm start` needs no database server and its
  * data survives a restart.
@@ -337,7 +337,7 @@ class EmbeddedCollection implements Collection<StoredDocument> {
 
 /**
  * The embedded store's `db.system.name`: the conventions name no such system, and it is not
- * MongoDB (docs/decisions.md "Telemetry").
+ * MongoDB (ADR 0064).
  */
 export const embeddedStoreSystem = "commerce_embedded_store";
 

@@ -9,7 +9,7 @@
  * Why group commit: records appended during one tick, or while a write is in flight, go out in
  * the next single write; each `append` resolves once its record is in the file. No fsync: the
  * embedded store survives a process crash, not a power loss (the event log makes the same
- * trade, docs/architecture.md §6 asks for "data survives a restart").
+ * trade, ADR 0040 asks for "data survives a restart").
  *
  * Compaction rewrites the file to the live documents (temporary file + rename, so a crash
  * leaves either the old or the new file) once it holds many more records than documents.

@@ -11,7 +11,7 @@ import {
  * concurrency), so each id is claimed by a unique insert into a claims collection that nothing
  * ever deletes from: of racing writers one gets the id, the others take the next one. Taking
  * "the newest document's id + 1" instead handed a deleted user's id to the next one to register,
- * so an admin's repeated DELETE then removed the wrong person (docs/decisions.md "Ids").
+ * so an admin's repeated DELETE then removed the wrong person (ADR 0031).
  */
 export interface IdClaimDocument extends StoredDocument {
   readonly _id: number;

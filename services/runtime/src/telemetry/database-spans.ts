@@ -8,7 +8,7 @@
  * Only under a span, found from the call's signal (trace-context.ts): a request's SERVER span,
  * a consumer's CONSUMER span. Store work outside any (the outbox relay's polls and its settling of published entries, start-up
  * bootstrap, index creation) would otherwise make a root trace per operation, several a second
- * for an idle relay, that says nothing about any request (docs/decisions.md "Telemetry").
+ * for an idle relay, that says nothing about any request (ADR 0064).
  */
 import {
   SpanKind,

@@ -7,7 +7,7 @@
  *   - `commerce.messaging.consumer.lag` (`{message}`): per partition, how many records the
  *     group has still to consume. The conventions define no lag metric (the older
  *     `messaging.kafka.consumer.lag` was Kafka's own and was dropped), and this one must cover
- *     the embedded bus too: hence our own namespace (docs/decisions.md "Telemetry").
+ *     the embedded bus too: hence our own namespace (ADR 0065).
  * Attributes: `messaging.system`, `messaging.destination.name` (the topic),
  * `messaging.consumer.group.name`, `messaging.operation.name` (`process`), and for the lag
  * `messaging.destination.partition.id`. Never the key or the payload.

@@ -6,7 +6,7 @@
  * Own signals are reused: once a piece of work settles, its signal serves the next piece under
  * the same shared signal (a consumer's serves every record it handles). Making one (an
  * AbortController, a listener on the shared signal and its removal) was half of what tracing
- * with nothing sampled cost a consumed record (docs/decisions.md "Telemetry"). So a shared
+ * with nothing sampled cost a consumed record (ADR 0061). So a shared
  * signal keeps as many followers as pieces of work ever ran under it at once, linked for its
  * lifetime: a consumer's partitions, a caller's parallel peer calls. The work must not use its
  * signal once it has settled, as a call must not use its request's (the edge reuses one per

@@ -2,7 +2,7 @@
  * The standard OpenTelemetry variables (`OTEL_*`), read once at start with every other setting,
  * problems collected (config/env-reader.ts). Telemetry is off, and costs nothing, unless an
  * exporter is configured: an OTLP endpoint, or `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER`
- * set explicitly, each signal unless its exporter is `none`; `OTEL_SDK_DISABLED=true` always wins (docs/decisions.md, "Telemetry").
+ * set explicitly, each signal unless its exporter is `none`; `OTEL_SDK_DISABLED=true` always wins (ADR 0060).
  */
 import type { EnvReader } from "../config/env-reader.js";
 

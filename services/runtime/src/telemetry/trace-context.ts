@@ -9,9 +9,9 @@
  * (`bindTraceContext`), and the spans below find their parent from the signal they are given
  * (`traceContextOf`). No context manager is installed: on Node 20 the only one that follows
  * awaits (AsyncLocalStorage) runs a hook on every promise of the process, which cost more than
- * all the rest of an unsampled request's tracing (docs/decisions.md "Telemetry"), as it still
- * does on Node 22 by default. On Node 24 it costs what this costs, measured (docs/decisions.md
- * "Node 24"): a simpler design once the project requires 24, no faster one.
+ * all the rest of an unsampled request's tracing (ADR 0061), as it still
+ * does on Node 22 by default. On Node 24 it costs what this costs, measured (ADR 0061):
+ * a simpler design once the project requires 24, no faster one.
  */
 import {
   ROOT_CONTEXT,
@@ -60,7 +60,7 @@ export function injectIntoRecord(ctx: Context, record: Record<string, string>): 
  * platform makes no span under such a parent and lets the parent's context travel instead: every
  * span it makes below a request or an event (RPC server and client, database, producer,
  * consumer) would be left out too by a parent-based sampler, and making and dropping them is most
- * of what tracing costs an unsampled request (docs/decisions.md "Telemetry").
+ * of what tracing costs an unsampled request (ADR 0066).
  */
 export function sampledOut(ctx: Context): boolean {
   const spanContext = trace.getSpanContext(ctx);

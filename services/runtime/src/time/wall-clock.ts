@@ -1,5 +1,5 @@
 /**
- * The contract's time formats (docs/architecture.md §2): timestamps are UTC wall-clock `YYYY-MM-DDTHH:MM:SS`
+ * The contract's time formats (ADR 0003): timestamps are UTC wall-clock `YYYY-MM-DDTHH:MM:SS`
  * without a zone, dates `YYYY-MM-DD`.
  */
 

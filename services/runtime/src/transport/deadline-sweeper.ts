@@ -1,8 +1,8 @@
 /**
  * Deadlines without a timer per call: calls register the time they expire, and one interval
  * timer (running only while something is registered) expires them. A timer and an
- * AbortController per call were a third of an in-process call's cost (docs/decisions.md,
- * "Deadlines and cancellation"); expiring up to `intervalMs` late is nothing against deadlines of
+ * AbortController per call were a third of an in-process call's cost (ADR 0022);
+ * expiring up to `intervalMs` late is nothing against deadlines of
  * seconds.
  */
 export interface DeadlineSweeper {

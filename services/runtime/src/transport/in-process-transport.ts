@@ -8,7 +8,7 @@
  * (envelopes, binary encoding, stream plumbing) and cost about 300 µs per call here, more than
  * everything else a request does. Unary methods only: streams go over the network.
  *
- * Cancellation is the network's (docs/decisions.md "Deadlines and cancellation"): the handler's
+ * Cancellation is the network's (ADR 0022): the handler's
  * signal joins the caller's signal, the call's deadline (`timeoutMs`) and the host's shutdown,
  * and the caller gets DEADLINE_EXCEEDED, CANCELED or UNAVAILABLE as soon as it fires, even if
  * the handler has not noticed yet.
