@@ -2,7 +2,8 @@
  * `npm test`: everything, starting what it needs.
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking, and the repository's
  *      own hygiene (no outside citations, npm scripts run files that exist, no unused
- *      production dependency);
+ *      production dependency); the documentation's generated table of settings, and each
+ *      process reading only the settings declared for it;
  *   2. the installers: each requested several times at once on an empty cache folder builds
  *      once and gives every caller a working tool (scripts/cache);
  *   3. unit, RPC and port contract suites (with a private FerretDB, a private Kafka and a
@@ -102,6 +103,11 @@ try {
   await step("buf lint", bin("buf"), ["lint"]);
   await step("buf breaking", process.execPath, ["--import", "tsx", "scripts/buf-breaking.ts"]);
   await step("repository hygiene", bin("mocha"), ["scripts/testing/repository-hygiene.spec.ts"]);
+  await step(
+    "documentation: the settings table is the declarations', each process reads only its declared settings",
+    bin("mocha"),
+    ["scripts/docs/**/*.spec.ts"],
+  );
   await step(
     "installers: each requested at once on an empty cache, built once, every caller served",
     bin("mocha"),
