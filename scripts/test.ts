@@ -2,7 +2,8 @@
  * `npm test`: everything, starting what it needs.
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking, and the repository's
  *      own hygiene (no outside citations, npm scripts run files that exist, no unused
- *      production dependency);
+ *      production dependency); the documentation's generated table of settings, and each
+ *      process reading only the settings declared for it;
  *   2. the installers: each requested several times at once on an empty cache folder builds
  *      once and gives every caller a working tool (scripts/cache);
  *   3. unit, RPC and port contract suites (with a private FerretDB, a private Kafka and a
@@ -24,7 +25,9 @@
  *      the analytics stream processor (its own process, on a private Kafka and ClickHouse)
  *      killed after an insert and before its commit, or replayed from the earliest offset,
  *      leaves every figure exact;
- *   7. the black-box acceptance suite over HTTP against the platform in embedded mode (chDB;
+ *   7. the README's Try it, pasted into a fresh shell against the platform started as `npm start`
+ *      starts on a fresh clone (no settings: the admin and the secrets generated); then the
+ *      black-box acceptance suite over HTTP against the platform in embedded mode (chDB;
  *      with the service-port suite against its services' port, then Schemathesis fuzzing the API
  *      from the description it serves), on FerretDB with the embedded bus, and on FerretDB with
  *      Kafka (both with ClickHouse);
@@ -103,6 +106,11 @@ try {
   await step("buf breaking", process.execPath, ["--import", "tsx", "scripts/buf-breaking.ts"]);
   await step("repository hygiene", bin("mocha"), ["scripts/testing/repository-hygiene.spec.ts"]);
   await step(
+    "documentation: the settings table is the declarations', each process reads only its declared settings",
+    bin("mocha"),
+    ["scripts/docs/**/*.spec.ts"],
+  );
+  await step(
     "installers: each requested at once on an empty cache, built once, every caller served",
     bin("mocha"),
     ["scripts/cache/**/*.spec.ts"],
@@ -159,6 +167,35 @@ try {
     // The browser app's origin the acceptance suite calls from (test/acceptance/cors.spec.ts).
     CORS_ALLOWED_ORIGINS: "https://shop.example.test",
   };
+  // The README's Try it against `npm start` on a fresh clone: nothing configured, so the admin
+  // and the secrets are generated under DATA_DIR (blanked here in case this shell sets them).
+  const tryIt = "the README's Try it (embedded, as npm start on a fresh clone)";
+  const tryItData = join(scratch, "data-try-it");
+  let fresh: PlatformProcess | undefined;
+  try {
+    fresh = await startPlatformProcess({
+      DATA_DIR: tryItData,
+      LOG_LEVEL: "warn",
+      ADMIN_EMAIL: "",
+      ADMIN_PASSWORD: "",
+      MONGODB_URL: "",
+      KAFKA_BROKERS: "",
+      CLICKHOUSE_URL: "",
+    });
+  } catch (error) {
+    failedToStart(tryIt, error);
+  }
+  if (fresh !== undefined) {
+    try {
+      await step(tryIt, bin("mocha"), ["test/readme/**/*.spec.ts"], {
+        BASE_URL: fresh.baseUrl,
+        DATA_DIR: tryItData,
+      });
+    } finally {
+      await fresh.stop();
+    }
+  }
+
   const modes: [string, NodeJS.ProcessEnv][] = [
     ["embedded", {}],
     [

@@ -1,20 +1,27 @@
 /**
- * The embedded platform's configuration (README "Configuration"): the settings of every process,
+ * The embedded platform's configuration (docs/configuration.md): the settings of every process,
  * of the edge, and of each service it hosts, read with the same readers the services' own
  * processes use. What a cluster must set but a laptop need not (the token key, the edge and peer
  * credentials, an admin account) is generated once and kept under `DATA_DIR/secrets` when unset.
  */
-import { readAuthSettings, type AuthSettings } from "@commerce/auth/auth-settings.js";
+import { authSettings, readAuthSettings, type AuthSettings } from "@commerce/auth/auth-settings.js";
 import {
   readAnalyticsStoreSettings,
   type AnalyticsStoreSettings,
 } from "@commerce/runtime/analytics/analytics-store-settings.js";
-import { readPaymentSettings, type PaymentSettings } from "@commerce/payment/payment-settings.js";
+import {
+  paymentSettings,
+  readPaymentSettings,
+  type PaymentSettings,
+} from "@commerce/payment/payment-settings.js";
 import { readProductSettings } from "@commerce/product/product-settings.js";
 import type { ProductOptions } from "@commerce/product/server.js";
 import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
+import { declareSettings, type Setting } from "@commerce/runtime/config/setting.js";
 import { readCorsSettings, type CorsSettings } from "@commerce/edge/cors-settings.js";
 import {
+  dataSettings,
+  infraSettings,
   readInfraSettings,
   readProcessSettings,
   type InfraSettings,
@@ -24,7 +31,7 @@ import {
   readTelemetrySettings,
   type TelemetrySettings,
 } from "@commerce/runtime/telemetry/telemetry-settings.js";
-import { minSecretLength } from "@commerce/runtime/identity/trust-settings.js";
+import { minSecretLength, trustSettings } from "@commerce/runtime/identity/trust-settings.js";
 import {
   fileSecrets,
   generateHeaderSecret,
@@ -60,48 +67,58 @@ export interface EmbeddedConfig {
 
 export const generatedAdminEmail = "admin@commerce.local";
 
+export const embeddedSettings = declareSettings({
+  GRPC_PORT: {
+    default: "9090",
+    meaning: "The services' own Connect/gRPC/gRPC-Web port in embedded mode (0 picks a free one)",
+    readBy: ["embedded"],
+  },
+});
+
 export function loadEmbeddedConfig(
   env: Env,
   cwd = process.cwd(),
   secretsFor: (dataDir: string) => SecretSource = fileSecrets,
 ): EmbeddedConfig {
-  const secrets = secretsFor(new EnvReader(env, cwd).path("DATA_DIR", ".data"));
-  const blank = (name: string): boolean => (env[name] ?? "").trim() === "";
+  const options = { cwd, process: "embedded" } as const;
+  const secrets = secretsFor(new EnvReader(env, options).path(dataSettings.DATA_DIR));
+  const blank = (setting: Setting): boolean => new EnvReader(env, options).string(setting) === undefined;
   const filled: Record<string, string | undefined> = { ...env };
-  const generated: [string, string, () => string][] = [
-    ["JWT_SECRET", "jwt-secret", generateJwtSecret],
-    ["EDGE_SECRET", "edge-secret", generateHeaderSecret],
-    ["PEER_SECRET", "peer-secret", generateHeaderSecret],
-    ["PAYMENT_KEY_SECRET", "payment-key-secret", generateHeaderSecret],
-    ["PAYMENT_WEBHOOK_SECRET", "payment-webhook-secret", generateHeaderSecret],
+  const generated: [Setting, string, () => string][] = [
+    [authSettings.JWT_SECRET, "jwt-secret", generateJwtSecret],
+    [trustSettings.EDGE_SECRET, "edge-secret", generateHeaderSecret],
+    [trustSettings.PEER_SECRET, "peer-secret", generateHeaderSecret],
+    [paymentSettings.PAYMENT_KEY_SECRET, "payment-key-secret", generateHeaderSecret],
+    [paymentSettings.PAYMENT_WEBHOOK_SECRET, "payment-webhook-secret", generateHeaderSecret],
   ];
-  for (const [name, file, generate] of generated) {
-    if (blank(name)) filled[name] = secrets.value(file, generate);
+  for (const [setting, file, generate] of generated) {
+    if (blank(setting)) filled[setting.name] = secrets.value(file, generate);
   }
   let generatedAdmin: EmbeddedConfig["generatedAdmin"];
-  if (blank("ADMIN_EMAIL") && blank("ADMIN_PASSWORD") && blank("MONGODB_URL")) {
+  const { ADMIN_EMAIL, ADMIN_PASSWORD } = authSettings;
+  if (blank(ADMIN_EMAIL) && blank(ADMIN_PASSWORD) && blank(infraSettings.MONGODB_URL)) {
     generatedAdmin = {
       email: generatedAdminEmail,
       password: secrets.value("admin-password", generatePassword),
     };
-    filled["ADMIN_EMAIL"] = generatedAdmin.email;
-    filled["ADMIN_PASSWORD"] = generatedAdmin.password;
+    filled[ADMIN_EMAIL.name] = generatedAdmin.email;
+    filled[ADMIN_PASSWORD.name] = generatedAdmin.password;
   }
 
-  const reader = new EnvReader(filled, cwd);
+  const reader = new EnvReader(filled, options);
   const payment = readPaymentSettings(reader);
   const processSettings = readProcessSettings(reader);
   return reader.finish({
     process: processSettings,
-    grpcPort: reader.port("GRPC_PORT", 9090),
+    grpcPort: reader.port(embeddedSettings.GRPC_PORT),
     infra: readInfraSettings(reader),
     analyticsStore: readAnalyticsStoreSettings(reader, processSettings.dataDir),
     auth: readAuthSettings(reader),
     product: readProductSettings(reader),
     currency: payment.currency,
     payment,
-    edgeSecret: reader.headerSecret("EDGE_SECRET", minSecretLength) ?? "",
-    peerSecret: reader.headerSecret("PEER_SECRET", minSecretLength) ?? "",
+    edgeSecret: reader.headerSecret(trustSettings.EDGE_SECRET, minSecretLength) ?? "",
+    peerSecret: reader.headerSecret(trustSettings.PEER_SECRET, minSecretLength) ?? "",
     generatedAdmin,
     telemetry: readTelemetrySettings(reader),
     cors: readCorsSettings(reader),

@@ -1,20 +1,21 @@
 import { readFile } from "node:fs/promises";
 import { expect } from "chai";
 import {
-  readmePath,
-  readmeWithValuesTable,
+  guideWithValuesTable,
+  kubernetesGuidePath,
   renderValuesTable,
   tableEnd,
   tableStart,
   withValuesTable,
 } from "./values-table.js";
 
-describe("the README's table of chart values", () => {
+describe("the Kubernetes guide's table of chart values", () => {
   it("is the one values.schema.json and values.yaml give (run `npm run chart:values-table` after changing them)", async () => {
-    const readme = await readFile(readmePath, "utf8");
-    expect((await readmeWithValuesTable(readme)) === readme, "README.md's values table is stale").to.equal(
-      true,
-    );
+    const guide = await readFile(kubernetesGuidePath, "utf8");
+    expect(
+      (await guideWithValuesTable(guide)) === guide,
+      "docs/kubernetes.md's values table is stale",
+    ).to.equal(true);
   });
 
   it("has a row per described value, with its default", async () => {

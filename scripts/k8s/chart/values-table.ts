@@ -1,16 +1,16 @@
 /**
- * The README's table of the chart's values, generated from helm/values.schema.json (the
- * descriptions, types and allowed values) and helm/values.yaml (the defaults), so that the
- * values are documented once. `npm run chart:values-table` rewrites the table between the
- * README's markers; a spec fails while the committed table is stale.
+ * The Kubernetes guide's table of the chart's values (docs/kubernetes.md), generated from
+ * helm/values.schema.json (the descriptions, types and allowed values) and helm/values.yaml (the
+ * defaults), so that the values are documented once. `npm run chart:values-table` rewrites the
+ * table between the guide's markers; a spec fails while the committed table is stale.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { format, resolveConfig } from "prettier";
 import { parse } from "yaml";
+import { formatMarkdown, withSection } from "../../docs/generated-section.js";
 import { chartDir } from "./chart.js";
 
-export const readmePath = join(chartDir, "..", "README.md");
+export const kubernetesGuidePath = join(chartDir, "..", "docs", "kubernetes.md");
 export const tableStart = "<!-- values-table:start (npm run chart:values-table) -->";
 export const tableEnd = "<!-- values-table:end -->";
 
@@ -90,16 +90,12 @@ export async function renderValuesTable(): Promise<string> {
   ].join("\n");
 }
 
-/** The README with the current table, formatted as Prettier formats it (aligned columns). */
-export async function readmeWithValuesTable(readme: string): Promise<string> {
-  const options = (await resolveConfig(readmePath)) ?? {};
-  return format(withValuesTable(readme, await renderValuesTable()), { ...options, filepath: readmePath });
+/** The guide with the current table, formatted as Prettier formats it (aligned columns). */
+export async function guideWithValuesTable(guide: string): Promise<string> {
+  return formatMarkdown(kubernetesGuidePath, withValuesTable(guide, await renderValuesTable()));
 }
 
 /** `text` with the table between the markers replaced by `table`. */
 export function withValuesTable(text: string, table: string): string {
-  const start = text.indexOf(tableStart);
-  const end = text.indexOf(tableEnd);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${tableStart} … ${tableEnd}`);
-  return `${text.slice(0, start + tableStart.length)}\n\n${table}\n\n${text.slice(end)}`;
+  return withSection(text, { start: tableStart, end: tableEnd }, table);
 }

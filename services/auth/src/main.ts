@@ -1,4 +1,5 @@
 /** The Auth service as its own process (ADR 0018). */
+import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { readAuthSettings } from "./auth-settings.js";
@@ -7,7 +8,7 @@ import { buildAuthService } from "./server.js";
 runServiceProcess(
   {
     name: "auth",
-    peers: [{ urlVariable: "USER_SERVICE_URL", services: [DirectoryService] }],
+    peers: [{ address: peerAddresses.USER_SERVICE_URL, services: [DirectoryService] }],
     readSettings: readAuthSettings,
     build: buildAuthService,
   },

@@ -1,9 +1,10 @@
 /**
- * Which browser apps on other origins may call the API (CORS), read once at start (README
- * "Configuration"). Both edges follow the same settings: the local edge through cors.ts, Envoy
+ * Which browser apps on other origins may call the API (CORS), read once at start
+ * (docs/configuration.md). Both edges follow the same settings: the local edge through cors.ts, Envoy
  * through its own CORS filter (envoy/src/cors.ts). Why each choice: ADR 0013.
  */
 import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
+import { declareSettings, type Setting } from "@commerce/runtime/config/setting.js";
 
 export interface CorsSettings {
   /**
@@ -29,11 +30,33 @@ export const corsRequestHeaders: readonly string[] = ["authorization", "content-
  */
 export const corsExposedHeaders: readonly string[] = ["allow", "retry-after", "www-authenticate"];
 
-/** The settings' names, for whoever passes them on (the multi-process topology). */
-export const corsSettingNames = ["CORS_ALLOWED_ORIGINS", "CORS_ALLOWED_HEADERS", "CORS_MAX_AGE"] as const;
-export type CorsSettingName = (typeof corsSettingNames)[number];
+/** Read by the local edge (embedded mode) and, in the multi-process topology, for its Envoy. */
+export const corsSettings = declareSettings({
+  CORS_ALLOWED_ORIGINS: {
+    whenUnset: "none",
+    meaning:
+      "Origins whose browser apps may call the API, as browsers send them (`https://a.example,…`), or `*` alone",
+    readBy: ["embedded", "envoy"],
+  },
+  CORS_ALLOWED_HEADERS: {
+    whenUnset: "none",
+    meaning: "Request headers a browser app may send besides `authorization` and `content-type`",
+    readBy: ["embedded", "envoy"],
+  },
+  CORS_MAX_AGE: {
+    default: "10m",
+    meaning: "How long a browser reuses a preflight's answer (0 to 1d)",
+    readBy: ["embedded", "envoy"],
+  },
+});
 
-const defaultMaxAge = "10m";
+/** The settings' names, for whoever passes them on (the multi-process topology). */
+export const corsSettingNames = [
+  corsSettings.CORS_ALLOWED_ORIGINS.name,
+  corsSettings.CORS_ALLOWED_HEADERS.name,
+  corsSettings.CORS_MAX_AGE.name,
+] as const;
+export type CorsSettingName = (typeof corsSettingNames)[number];
 
 /** No origin allowed: the default, and the generator's. */
 export const noCors: CorsSettings = { allowedOrigins: [], allowedHeaders: [], maxAgeSeconds: 600 };
@@ -42,34 +65,28 @@ export function readCorsSettings(env: EnvReader): CorsSettings {
   return {
     allowedOrigins: readOrigins(env),
     allowedHeaders: readHeaders(env),
-    maxAgeSeconds: env.duration(
-      "CORS_MAX_AGE",
-      defaultMaxAge,
-      0,
-      86_400,
-      'from 0 to 1d such as "600", "10m"',
-    ),
+    maxAgeSeconds: env.duration(corsSettings.CORS_MAX_AGE, 0, 86_400, 'from 0 to 1d such as "600", "10m"'),
   };
 }
 
 /** The settings from variables alone (the topology's Envoy); throws a ConfigError on bad ones. */
 export function corsSettingsOf(env: Env): CorsSettings {
-  const reader = new EnvReader(env);
+  const reader = new EnvReader(env, { process: "envoy" });
   return reader.finish(readCorsSettings(reader));
 }
 
-function listOf(env: EnvReader, name: string): string[] {
-  return (env.string(name) ?? "")
+function listOf(env: EnvReader, setting: Setting): string[] {
+  return (env.string(setting) ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
 }
 
 function readOrigins(env: EnvReader): string[] {
-  const origins = listOf(env, "CORS_ALLOWED_ORIGINS");
+  const origins = listOf(env, corsSettings.CORS_ALLOWED_ORIGINS);
   if (origins.includes(anyOrigin) && origins.length > 1) {
     env.problem(
-      `CORS_ALLOWED_ORIGINS must be "*" alone or a list of origins, got "${env.raw("CORS_ALLOWED_ORIGINS")}"`,
+      `CORS_ALLOWED_ORIGINS must be "*" alone or a list of origins, got "${env.raw(corsSettings.CORS_ALLOWED_ORIGINS)}"`,
     );
   }
   for (const origin of origins) {
@@ -102,7 +119,7 @@ function isOrigin(text: string): boolean {
 }
 
 function readHeaders(env: EnvReader): string[] {
-  const headers = listOf(env, "CORS_ALLOWED_HEADERS").map((header) => header.toLowerCase());
+  const headers = listOf(env, corsSettings.CORS_ALLOWED_HEADERS).map((header) => header.toLowerCase());
   for (const header of headers) {
     // Letters, digits and hyphens only: every header name in use, and nothing that needs quoting
     // in Envoy's configuration.

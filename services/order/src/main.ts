@@ -1,4 +1,5 @@
 /** The Order service as its own process (ADR 0018). */
+import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { buildOrderService } from "./server.js";
@@ -6,7 +7,7 @@ import { buildOrderService } from "./server.js";
 runServiceProcess(
   {
     name: "order",
-    peers: [{ urlVariable: "PRODUCT_SERVICE_URL", services: [InventoryService] }],
+    peers: [{ address: peerAddresses.PRODUCT_SERVICE_URL, services: [InventoryService] }],
     readSettings: () => undefined,
     build: (ctx) => buildOrderService(ctx),
   },

@@ -1,4 +1,5 @@
 /** The Payment service as its own process (ADR 0018). */
+import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { readPaymentSettings } from "./payment-settings.js";
@@ -7,7 +8,7 @@ import { buildPaymentService } from "./server.js";
 runServiceProcess(
   {
     name: "payment",
-    peers: [{ urlVariable: "ORDER_SERVICE_URL", services: [PayableOrderService] }],
+    peers: [{ address: peerAddresses.ORDER_SERVICE_URL, services: [PayableOrderService] }],
     readSettings: readPaymentSettings,
     build: (ctx, settings) => buildPaymentService(ctx, settings),
   },

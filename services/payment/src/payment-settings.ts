@@ -1,12 +1,36 @@
 /**
- * The Payment service's own settings (README "Configuration"). Read by the Payment process and
+ * The Payment service's own settings (docs/configuration.md). Read by the Payment process and
  * by the embedded platform (which generates the two secrets once when they are unset).
  */
 import type { EnvReader } from "@commerce/runtime/config/env-reader.js";
+import { declareSettings, type Setting } from "@commerce/runtime/config/setting.js";
 import { readPaymentCurrency } from "@commerce/runtime/money/currency-setting.js";
 
 /** Shortest accepted gateway secret. */
 export const minPaymentSecretLength = 16;
+
+export const paymentSettings = declareSettings({
+  PAYMENT_KEY_SECRET: {
+    whenUnset: "generated in embedded mode; required",
+    meaning: `The gateway key's secret: signs payments (at least ${minPaymentSecretLength} characters)`,
+    readBy: ["embedded", "payment"],
+  },
+  PAYMENT_WEBHOOK_SECRET: {
+    whenUnset: "generated in embedded mode; required",
+    meaning: `Signs the gateway's callbacks (at least ${minPaymentSecretLength} characters)`,
+    readBy: ["embedded", "payment"],
+  },
+  PAYMENT_GATEWAY_URL: {
+    whenUnset: "the sandbox gateway",
+    meaning: "Base URL of a Razorpay-compatible gateway",
+    readBy: ["embedded", "payment"],
+  },
+  PAYMENT_KEY_ID: {
+    whenUnset: "none",
+    meaning: "Gateway key id (basic auth); required with `PAYMENT_GATEWAY_URL`",
+    readBy: ["embedded", "payment"],
+  },
+});
 
 export type GatewaySettings =
   { readonly kind: "sandbox" } | { readonly kind: "http"; readonly baseUrl: string; readonly keyId: string };
@@ -23,23 +47,24 @@ export interface PaymentSettings {
 }
 
 export function readPaymentSettings(env: EnvReader): PaymentSettings {
-  const keySecret = secret(env, "PAYMENT_KEY_SECRET", "to sign and verify payments");
-  const webhookSecret = secret(env, "PAYMENT_WEBHOOK_SECRET", "to verify the gateway's callbacks");
-  const baseUrl = env.url("PAYMENT_GATEWAY_URL", ["http:", "https:"]);
-  const keyId = env.string("PAYMENT_KEY_ID");
+  const { PAYMENT_KEY_SECRET, PAYMENT_WEBHOOK_SECRET, PAYMENT_GATEWAY_URL, PAYMENT_KEY_ID } = paymentSettings;
+  const keySecret = secret(env, PAYMENT_KEY_SECRET, "to sign and verify payments");
+  const webhookSecret = secret(env, PAYMENT_WEBHOOK_SECRET, "to verify the gateway's callbacks");
+  const baseUrl = env.url(PAYMENT_GATEWAY_URL, ["http:", "https:"]);
+  const keyId = env.string(PAYMENT_KEY_ID);
   let gateway: GatewaySettings = { kind: "sandbox" };
   if (baseUrl !== undefined) {
-    gateway = { kind: "http", baseUrl, keyId: env.required("PAYMENT_KEY_ID", "with PAYMENT_GATEWAY_URL") };
+    gateway = { kind: "http", baseUrl, keyId: env.required(PAYMENT_KEY_ID, "with PAYMENT_GATEWAY_URL") };
   } else if (keyId !== undefined) {
     env.problem("PAYMENT_KEY_ID is set without PAYMENT_GATEWAY_URL (the sandbox gateway needs no key id)");
   }
   return { currency: readPaymentCurrency(env), keySecret, webhookSecret, gateway };
 }
 
-function secret(env: EnvReader, name: string, why: string): string {
-  const value = env.required(name, why);
+function secret(env: EnvReader, setting: Setting, why: string): string {
+  const value = env.required(setting, why);
   if (value !== "" && value.length < minPaymentSecretLength) {
-    env.problem(`${name} must be at least ${minPaymentSecretLength} characters`);
+    env.problem(`${setting.name} must be at least ${minPaymentSecretLength} characters`);
   }
   return value;
 }

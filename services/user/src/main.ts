@@ -1,4 +1,5 @@
 /** The User service as its own process (ADR 0018). */
+import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { buildUserService } from "./server.js";
@@ -6,7 +7,7 @@ import { buildUserService } from "./server.js";
 runServiceProcess(
   {
     name: "user",
-    peers: [{ urlVariable: "AUTH_SERVICE_URL", services: [AccountService] }],
+    peers: [{ address: peerAddresses.AUTH_SERVICE_URL, services: [AccountService] }],
     readSettings: () => undefined,
     build: (ctx) => buildUserService(ctx),
   },

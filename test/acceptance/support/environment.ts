@@ -22,7 +22,9 @@ export function acceptanceEnvironment(): AcceptanceEnvironment {
     (name) => !process.env[name],
   );
   if (missing.length > 0) {
-    throw new Error(`acceptance suites need ${missing.join(", ")} (npm test sets them; see README "Tests")`);
+    throw new Error(
+      `acceptance suites need ${missing.join(", ")} (npm test sets them; see docs/developing.md, "Tests")`,
+    );
   }
   cached = {
     baseUrl: process.env["BASE_URL"] ?? "",
@@ -41,7 +43,7 @@ export function allowedOrigin(): string {
   const first = (process.env["CORS_ALLOWED_ORIGINS"] ?? "").split(",")[0]?.trim() ?? "";
   if (!/^https?:\/\//.test(first)) {
     throw new Error(
-      `the CORS tests need the deployment's CORS_ALLOWED_ORIGINS, starting with an origin, got "${first}" (npm test sets it; see README "Tests")`,
+      `the CORS tests need the deployment's CORS_ALLOWED_ORIGINS, starting with an origin, got "${first}" (npm test sets it; see docs/developing.md, "Tests")`,
     );
   }
   return first;

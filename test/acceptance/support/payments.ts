@@ -26,7 +26,7 @@ export interface PaymentView {
 function secret(name: "PAYMENT_KEY_SECRET" | "PAYMENT_WEBHOOK_SECRET"): string {
   const value = process.env[name];
   if (value === undefined || value === "") {
-    throw new Error(`the payment suites need ${name} (npm test sets it; see README "Tests")`);
+    throw new Error(`the payment suites need ${name} (npm test sets it; see docs/developing.md, "Tests")`);
   }
   return value;
 }

@@ -27,7 +27,9 @@ export const serviceNames: readonly ServiceName[] = [
 function required(name: string): string {
   const value = process.env[name];
   if (value === undefined || value === "") {
-    throw new Error(`the service-port suite needs ${name} (npm test sets it; see README "Tests")`);
+    throw new Error(
+      `the service-port suite needs ${name} (npm test sets it; see docs/developing.md, "Tests")`,
+    );
   }
   return value;
 }

@@ -17,7 +17,7 @@ import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { rebuildAnalytics } from "./analytics-rebuild.js";
 
 async function main(): Promise<void> {
-  const reader = new EnvReader(process.env);
+  const reader = new EnvReader(process.env, { process: "analytics-rebuild" });
   const processSettings = readProcessSettings(reader);
   const infra = readInfraSettings(reader);
   const analytics = readAnalyticsStoreSettings(reader, processSettings.dataDir);

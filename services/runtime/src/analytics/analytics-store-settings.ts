@@ -1,5 +1,5 @@
 /**
- * Which analytics store a process opens (README "Configuration"): a ClickHouse server when
+ * Which analytics store a process opens (docs/configuration.md): a ClickHouse server when
  * CLICKHOUSE_URL is set, otherwise chDB in a folder under DATA_DIR, the same way MONGODB_URL and
  * KAFKA_BROKERS select their real adapters over the embedded ones (ADR 0019).
  *
@@ -13,6 +13,7 @@
  */
 import { join } from "node:path";
 import type { EnvReader } from "../config/env-reader.js";
+import { declareSettings } from "../config/setting.js";
 import type { AnalyticsStore } from "./analytics-store.js";
 import { createClickHouseAnalyticsStore } from "./clickhouse-analytics-store.js";
 import { identifier, sql } from "./sql.js";
@@ -25,12 +26,21 @@ export interface AnalyticsStoreSettings {
 }
 
 const defaultDatabase = "commerce_analytics";
+
+export const analyticsStoreSettings = declareSettings({
+  CLICKHOUSE_URL: {
+    whenUnset: "embedded (chDB)",
+    meaning: `Use ClickHouse: \`http://host:8123[/database]\` (database \`${defaultDatabase}\` by default)`,
+    readBy: ["embedded", "analytics", "analytics-processor", "analytics-rebuild"],
+  },
+});
+
 const databaseName = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** Reads CLICKHOUSE_URL; `dataDir` is the process's DATA_DIR. */
 export function readAnalyticsStoreSettings(env: EnvReader, dataDir: string): AnalyticsStoreSettings {
   const chdbDir = join(dataDir, "analytics");
-  const raw = env.url("CLICKHOUSE_URL", ["http:", "https:"]);
+  const raw = env.url(analyticsStoreSettings.CLICKHOUSE_URL, ["http:", "https:"]);
   if (raw === undefined) return { clickHouse: undefined, chdbDir };
   let url: URL;
   try {

@@ -2,9 +2,11 @@
  * Reads settings from the environment once, at start, and collects every problem instead of
  * stopping at the first, so an operator fixes a bad deployment in one round (ADR 0017).
  * Each process composes the readers of the settings it owns; nothing else
- * reads `process.env`.
+ * reads `process.env`. Every read names a declared setting (setting.ts), whose default it
+ * applies.
  */
 import { resolve } from "node:path";
+import type { DefaultedSetting, Setting, SettingReader } from "./setting.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -16,23 +18,43 @@ export class ConfigError extends Error {
   }
 }
 
+export interface EnvReaderOptions {
+  /** Resolves relative paths (DATA_DIR); the working directory by default. */
+  readonly cwd?: string;
+  /**
+   * The process reading: a setting not declared for it is refused (a programming error, not a
+   * configuration problem), so that docs/configuration.md says which process reads what.
+   */
+  readonly process?: SettingReader;
+}
+
 export class EnvReader {
   private readonly problems: string[] = [];
+  private readonly cwd: string;
+  private readonly process: SettingReader | undefined;
 
   constructor(
     private readonly env: Env,
-    private readonly cwd: string = process.cwd(),
-  ) {}
+    options: EnvReaderOptions = {},
+  ) {
+    this.cwd = options.cwd ?? process.cwd();
+    this.process = options.process;
+  }
 
   /** The trimmed value, or undefined when unset or blank. */
-  string(name: string): string | undefined {
-    const value = this.env[name]?.trim();
+  string(setting: Setting): string | undefined {
+    const value = this.value(setting)?.trim();
     return value === undefined || value === "" ? undefined : value;
   }
 
+  /** The trimmed value, or the setting's default when unset or blank. */
+  stringOrDefault(setting: DefaultedSetting): string {
+    return this.string(setting) ?? setting.default;
+  }
+
   /** The raw value as given (for messages), even when blank. */
-  raw(name: string): string {
-    return this.env[name] ?? "";
+  raw(setting: Setting): string {
+    return this.value(setting) ?? "";
   }
 
   problem(message: string): void {
@@ -40,72 +62,73 @@ export class EnvReader {
   }
 
   /** A value that must be set; records a problem (and answers "") when it is not. */
-  required(name: string, why: string): string {
-    const value = this.string(name);
-    if (value === undefined) this.problem(`${name} is required ${why}`);
+  required(setting: Setting, why: string): string {
+    const value = this.string(setting);
+    if (value === undefined) this.problem(`${setting.name} is required ${why}`);
     return value ?? "";
   }
 
-  port(name: string, fallback: number): number {
-    const raw = this.string(name);
+  port(setting: DefaultedSetting): number {
+    const fallback = Number(setting.default);
+    const raw = this.string(setting);
     if (raw === undefined) return fallback;
     const value = Number(raw);
     if (!/^\d+$/.test(raw) || value > 65535) {
-      this.problem(`${name} must be a port number from 0 to 65535, got "${raw}"`);
+      this.problem(`${setting.name} must be a port number from 0 to 65535, got "${raw}"`);
       return fallback;
     }
     return value;
   }
 
   /** A whole number within bounds. */
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.string(name) ?? String(fallback);
+  integer(setting: DefaultedSetting, min: number, max: number): number {
+    const raw = this.stringOrDefault(setting);
     const value = Number(raw);
     if (!/^\d+$/.test(raw) || value < min || value > max) {
-      this.problem(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-      return fallback;
+      this.problem(`${setting.name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+      return Number(setting.default);
     }
     return value;
   }
 
-  url(name: string, protocols: readonly string[]): string | undefined {
-    const raw = this.string(name);
+  url(setting: Setting, protocols: readonly string[]): string | undefined {
+    const raw = this.string(setting);
     if (raw === undefined) return undefined;
     try {
       const parsed = new URL(raw);
       if (!protocols.includes(parsed.protocol)) {
-        this.problem(`${name} must use ${protocols.join(" or ")}, got "${parsed.protocol}"`);
+        this.problem(`${setting.name} must use ${protocols.join(" or ")}, got "${parsed.protocol}"`);
       }
     } catch {
-      this.problem(`${name} must be a URL, got "${raw}"`);
+      this.problem(`${setting.name} must be a URL, got "${raw}"`);
     }
     return raw;
   }
 
   /** A directory, resolved against the working directory. */
-  path(name: string, fallback: string): string {
-    return resolve(this.cwd, this.string(name) ?? fallback);
+  path(setting: DefaultedSetting): string {
+    return resolve(this.cwd, this.stringOrDefault(setting));
   }
 
   /**
    * A shared secret sent in a header: visible ASCII only (a header value must not be folded or
    * re-encoded on the way) and long enough to resist guessing.
    */
-  headerSecret(name: string, minLength: number): string | undefined {
-    const value = this.string(name);
+  headerSecret(setting: Setting, minLength: number): string | undefined {
+    const value = this.string(setting);
     if (value === undefined) return undefined;
     if (!/^[\x21-\x7e]+$/.test(value) || value.length < minLength) {
-      this.problem(`${name} must be at least ${minLength} visible ASCII characters without spaces`);
+      this.problem(`${setting.name} must be at least ${minLength} visible ASCII characters without spaces`);
     }
     return value;
   }
 
   /** A duration ("3600", "90s", "15m", "1h", "7d") in seconds, within bounds. */
-  duration(name: string, fallback: string, minSeconds: number, maxSeconds: number, example: string): number {
-    const seconds = parseDuration(this.string(name) ?? fallback);
+  duration(setting: DefaultedSetting, minSeconds: number, maxSeconds: number, example: string): number {
+    const seconds = parseDuration(this.stringOrDefault(setting));
     if (seconds === undefined || seconds < minSeconds || seconds > maxSeconds) {
-      this.problem(`${name} must be a duration ${example}, got "${this.raw(name)}"`);
-      return parseDuration(fallback) ?? minSeconds;
+      this.problem(`${setting.name} must be a duration ${example}, got "${this.raw(setting)}"`);
+      return parseDuration(setting.default) ?? minSeconds;
     }
     return seconds;
   }
@@ -114,6 +137,15 @@ export class EnvReader {
   finish<T>(value: T): T {
     if (this.problems.length > 0) throw new ConfigError(this.problems);
     return value;
+  }
+
+  private value(setting: Setting): string | undefined {
+    if (this.process !== undefined && !setting.readBy.includes(this.process)) {
+      throw new Error(
+        `${setting.name} is not declared as read by the ${this.process} process: add it to its declaration's readBy`,
+      );
+    }
+    return this.env[setting.name];
   }
 }
 

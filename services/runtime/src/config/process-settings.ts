@@ -1,12 +1,58 @@
 /**
- * Settings every process reads, whichever services it runs (README "Configuration"): where it
+ * Settings every process reads, whichever services it runs (docs/configuration.md): where it
  * listens, where embedded data lives, how much it logs, and which real infrastructure it uses.
  */
 import type { EnvReader } from "./env-reader.js";
+import { declareSettings, serviceProcesses } from "./setting.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
 const logLevels: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export const serverSettings = declareSettings({
+  PORT: {
+    default: "8080",
+    meaning:
+      "Listen port (0 picks a free one): the REST edge's in embedded mode, a service's own port in its process",
+    readBy: ["embedded", ...serviceProcesses, "web", "analytics-rebuild"],
+  },
+  HOST: {
+    default: "127.0.0.1",
+    meaning: "Listen address (the images set `0.0.0.0`)",
+    readBy: ["embedded", ...serviceProcesses, "web", "analytics-rebuild"],
+  },
+  LOG_LEVEL: {
+    default: "info",
+    meaning: "`fatal`, `error`, `warn`, `info`, `debug`, `trace`, or `silent`",
+    readBy: ["embedded", ...serviceProcesses, "web", "analytics-rebuild"],
+  },
+});
+
+export const dataSettings = declareSettings({
+  DATA_DIR: {
+    default: ".data",
+    meaning: "Embedded data: documents, event log, analytics (chDB), generated secrets",
+    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild"],
+  },
+});
+
+export const infraSettings = declareSettings({
+  MONGODB_URL: {
+    whenUnset: "embedded store",
+    meaning: "Use MongoDB (or FerretDB): `mongodb://…` or `mongodb+srv://…`",
+    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild"],
+  },
+  KAFKA_BROKERS: {
+    whenUnset: "embedded bus",
+    meaning: "Use Kafka: `host:port[,host:port...]`; required by a service in its own process",
+    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild"],
+  },
+  KAFKA_PARTITIONS: {
+    default: "3",
+    meaning: "Partitions of each topic the platform creates on Kafka (1 to 1000)",
+    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild"],
+  },
+});
 
 /** What every process that listens reads: where, how much it logs, how large a body may be. */
 export interface ServerSettings {
@@ -26,19 +72,19 @@ export interface ProcessSettings extends ServerSettings {
 
 /** `PORT`, `HOST` and `LOG_LEVEL`: all a process that keeps no data reads (the `web` process). */
 export function readServerSettings(env: EnvReader): ServerSettings {
-  const logLevel = (env.string("LOG_LEVEL") ?? "info") as LogLevel;
+  const logLevel = env.stringOrDefault(serverSettings.LOG_LEVEL) as LogLevel;
   if (!logLevels.includes(logLevel))
     env.problem(`LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
   return {
-    port: env.port("PORT", 8080),
-    host: env.string("HOST") ?? "127.0.0.1",
+    port: env.port(serverSettings.PORT),
+    host: env.stringOrDefault(serverSettings.HOST),
     logLevel,
     maxBodyBytes: 1024 * 1024,
   };
 }
 
 export function readProcessSettings(env: EnvReader): ProcessSettings {
-  return { ...readServerSettings(env), dataDir: env.path("DATA_DIR", ".data") };
+  return { ...readServerSettings(env), dataDir: env.path(dataSettings.DATA_DIR) };
 }
 
 /** Real infrastructure; each one left unset selects its embedded stand-in. */
@@ -51,7 +97,7 @@ export interface InfraSettings {
 
 export function readInfraSettings(env: EnvReader): InfraSettings {
   const kafkaBrokers = env
-    .string("KAFKA_BROKERS")
+    .string(infraSettings.KAFKA_BROKERS)
     ?.split(",")
     .map((broker) => broker.trim());
   for (const broker of kafkaBrokers ?? []) {
@@ -59,8 +105,8 @@ export function readInfraSettings(env: EnvReader): InfraSettings {
       env.problem(`KAFKA_BROKERS must be host:port[,host:port...], got "${broker}"`);
   }
   return {
-    mongodbUrl: env.url("MONGODB_URL", ["mongodb:", "mongodb+srv:"]),
+    mongodbUrl: env.url(infraSettings.MONGODB_URL, ["mongodb:", "mongodb+srv:"]),
     kafkaBrokers,
-    kafkaPartitions: env.integer("KAFKA_PARTITIONS", 3, 1, 1000),
+    kafkaPartitions: env.integer(infraSettings.KAFKA_PARTITIONS, 1, 1000),
   };
 }

@@ -10,6 +10,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { EnvReader, type Env } from "../config/env-reader.js";
+import type { ServiceProcessName, Setting } from "../config/setting.js";
 import { readInfraSettings, readProcessSettings, type ProcessSettings } from "../config/process-settings.js";
 import { createKafkaBus } from "../events/kafka-bus.js";
 import { createRequestTrust, peerCredentialHeader } from "../identity/request-trust.js";
@@ -33,20 +34,22 @@ import { shutdownOnSignals } from "./shutdown-on-signals.js";
 import type { ServiceContext, ServiceModule } from "./service-module.js";
 import { join } from "node:path";
 
-/** A peer this service calls, and the variable that holds its address. */
-
 /** How often a service process re-reads what its replicas learned of deleted accounts. */
 const replicaPollMs = 1_000;
 
+/** A peer this service calls, and the setting that holds its address. */
 export interface PeerSpec {
-  /** E.g. `PRODUCT_SERVICE_URL`: an `http://host:port` the peer's gRPC port answers on. */
-  readonly urlVariable: string;
+  /** One of `peerAddresses` (peer-addresses.ts): an `http://host:port` the peer's gRPC port answers on. */
+  readonly address: Setting;
   readonly services: readonly DescService[];
 }
 
 export interface ServiceProcessSpec<S> {
-  /** The service's name: its database is `commerce_<name>`, its Kafka client `commerce-<name>`. */
-  readonly name: string;
+  /**
+   * The service's name: its database is `commerce_<name>`, its Kafka client `commerce-<name>`;
+   * its process reads only the settings declared for it.
+   */
+  readonly name: ServiceProcessName;
   readonly peers: readonly PeerSpec[];
   /**
    * Reads the settings this service owns (beyond what every service process reads); `process`
@@ -65,7 +68,7 @@ export function runServiceProcess<S>(spec: ServiceProcessSpec<S>, env: Env): voi
 }
 
 async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
-  const reader = new EnvReader(env);
+  const reader = new EnvReader(env, { process: spec.name });
   const processSettings = readProcessSettings(reader);
   const infra = readInfraSettings(reader);
   if (infra.kafkaBrokers === undefined) {
@@ -74,7 +77,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
   const trust = readServiceTrustSettings(reader);
   const peerUrls = spec.peers.map((peer) => ({
     peer,
-    url: reader.url(peer.urlVariable, ["http:", "https:"]) ?? reader.required(peer.urlVariable, "(a peer)"),
+    url: reader.url(peer.address, ["http:", "https:"]) ?? reader.required(peer.address, "(a peer)"),
   }));
   const settings = spec.readSettings(reader, processSettings);
   const telemetrySettings = readTelemetrySettings(reader);

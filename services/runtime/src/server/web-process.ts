@@ -29,7 +29,7 @@ export function runWebProcess(spec: WebProcessSpec, env: Env): void {
 }
 
 async function start(spec: WebProcessSpec, env: Env): Promise<void> {
-  const reader = new EnvReader(env);
+  const reader = new EnvReader(env, { process: "web" });
   const settings = reader.finish(readServerSettings(reader));
   const pages = spec.readPages();
   const logger = createLogger(settings.logLevel, `commerce-${spec.name}`);

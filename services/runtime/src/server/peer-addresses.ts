@@ -1,0 +1,28 @@
+/**
+ * Where a service in its own process finds the peers it calls: each peer's gRPC port, an
+ * `http://host:port` address (in Kubernetes, the peer's Service on port 9090).
+ */
+import { declareSettings } from "../config/setting.js";
+
+export const peerAddresses = declareSettings({
+  USER_SERVICE_URL: {
+    whenUnset: "required",
+    meaning: "The User service's address, which Auth calls",
+    readBy: ["auth"],
+  },
+  AUTH_SERVICE_URL: {
+    whenUnset: "required",
+    meaning: "The Auth service's address, which User calls",
+    readBy: ["user"],
+  },
+  ORDER_SERVICE_URL: {
+    whenUnset: "required",
+    meaning: "The Order service's address, which Product and Payment call",
+    readBy: ["product", "payment"],
+  },
+  PRODUCT_SERVICE_URL: {
+    whenUnset: "required",
+    meaning: "The Product service's address, which Order calls",
+    readBy: ["order"],
+  },
+});
