@@ -8,9 +8,10 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { format, resolveConfig } from "prettier";
 import { parse } from "yaml";
-import { chartDir } from "./chart.js";
 
-export const readmePath = join(chartDir, "..", "README.md");
+const repoRoot = join(import.meta.dirname, "..", "..", "..");
+const chartDir = join(repoRoot, "helm");
+export const readmePath = join(repoRoot, "README.md");
 export const tableStart = "<!-- values-table:start (npm run chart:values-table) -->";
 export const tableEnd = "<!-- values-table:end -->";
 
