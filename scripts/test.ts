@@ -147,7 +147,7 @@ try {
   await step(
     "Kubernetes: toolchain, the chart per profile (lint, kubeconform, hardening, flows), install/upgrade/rollback/uninstall on kwok nodes, skaffold",
     bin("mocha"),
-    ["scripts/k8s/**/*.spec.ts"],
+    ["scripts/k8s/**/*.spec.ts", "helm/tests/**/*.spec.ts"],
   );
 
   await step(

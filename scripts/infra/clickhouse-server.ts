@@ -1,7 +1,7 @@
 /**
- * One ClickHouse server on loopback: its configuration files, its command line and its
- * readiness probe. Shared by the `infra:up` instance and the private instances of test runs
- * (clickhouse.ts).
+ * One ClickHouse server on loopback, declared for the shared lifecycle (local-server.ts): its
+ * configuration files, its command line and its readiness probe. Shared by the `infra:up`
+ * instance and the private instances of test runs (clickhouse.ts).
  *
  * Settings and why:
  *   - HTTP only, on 127.0.0.1 (`listen_host`): the adapter speaks HTTP; no native TCP,
@@ -16,9 +16,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { get } from "node:http";
 import { join } from "node:path";
+import { ensureClickHouseRuntime, type ClickHouseRuntime } from "./clickhouse-runtime.js";
+import { whileStdinOpen, type LocalServer } from "./local-server.js";
 
 /** Where one server keeps its files and which port it binds. */
-export interface ClickHouseLayout {
+interface ClickHouseLayout {
   /** Configuration, logs, and the data under `data/`. */
   readonly dir: string;
   /** Loopback HTTP port. */
@@ -36,7 +38,7 @@ function xml(text: string): string {
 }
 
 /** The server's log file (warnings and errors); its tail explains a failed start. */
-export function clickHouseLogFile(dir: string): string {
+function clickHouseLogFile(dir: string): string {
   return join(dir, "clickhouse-server.log");
 }
 
@@ -103,17 +105,12 @@ const usersConfig = `<?xml version="1.0"?>
  * Writes the configuration files (again on every start: the port may differ) and creates the
  * directories. Returns the main configuration file. Existing data is kept.
  */
-export async function prepareClickHouse(layout: ClickHouseLayout): Promise<string> {
+async function prepareClickHouse(layout: ClickHouseLayout): Promise<string> {
   await mkdir(join(layout.dir, "data"), { recursive: true });
   const config = join(layout.dir, "config.xml");
   await writeFile(config, serverConfig(layout));
   await writeFile(join(layout.dir, "users.xml"), usersConfig);
   return config;
-}
-
-/** The server's arguments (after the binary). */
-export function clickHouseServerArgs(config: string): string[] {
-  return [`--config-file=${config}`];
 }
 
 /**
@@ -141,3 +138,27 @@ export function clickHouseAnswers(url: string, timeoutMs = 2_000): Promise<boole
     });
   });
 }
+
+/** ClickHouse for the shared lifecycle: the server's HTTP port is its one port. */
+export const clickHouseServer: LocalServer<ClickHouseRuntime, "port"> = {
+  name: "clickhouse",
+  title: "ClickHouse",
+  portNames: ["port"],
+  // It answers within a second; more on a busy box.
+  startTimeoutMs: 30_000,
+  // It flushes and stops its merges on SIGTERM: well under a second when idle.
+  stopGraceMs: 15_000,
+  probeIntervalMs: 50,
+  processSignature: "clickhouse-server",
+  install: (log) => ensureClickHouseRuntime({ log }),
+  async prepare(runtime, dir, { port }, withStarter) {
+    const config = await prepareClickHouse({ dir, port });
+    const server = { command: runtime.binary, args: [`--config-file=${config}`], env: runtime.env };
+    return withStarter ? whileStdinOpen(server) : server;
+  },
+  address: ({ port }) => clickHouseUrlAt(port),
+  answers: ({ port }) => clickHouseAnswers(clickHouseUrlAt(port), 1_000),
+  ownLog: clickHouseLogFile,
+  env: ({ port }) => ({ CLICKHOUSE_URL: clickHouseUrlAt(port) }),
+  describe: (runtime, dir) => `ClickHouse ${runtime.version}, data in ${dir}`,
+};

@@ -8,34 +8,18 @@
  *     `JAEGER_QUERY_GRPC_PORT` 16685, `JAEGER_HEALTH_PORT` 13133, `JAEGER_METRICS_PORT` 8889),
  *     state under `<repo>/.infra/jaeger`;
  *   - `startJaeger`: a private instance for one test run on free ports, tied to the caller's
- *     lifetime (its launcher stops it when the caller's end of its stdin closes).
+ *     lifetime (private-server.ts).
  *
  * Traces live in memory: a restart forgets them.
  */
-import { spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { adoptRunning, launchDetached, type DetachedServer } from "./detached-server.js";
-import type { InfraComponent } from "./infra-component.js";
+import { createInfraComponent, type InfraComponent } from "./infra-component.js";
 import { InfraConfigError, readPort, type InfraConfig } from "./infra-config.js";
 import { ensureJaeger } from "./jaeger-build.js";
 import { jaegerConfig, type JaegerPorts } from "./jaeger-config.js";
-import {
-  freePort,
-  runWhileStdinOpen,
-  startDetached,
-  stopDetached,
-  superviseChild,
-  tailOf,
-  waitUntil,
-} from "./processes.js";
-
-/** It starts in about a second; more on a busy box. */
-const startTimeoutMs = 30_000;
-/** It drains its batch and closes its listeners on SIGTERM. */
-const stopGraceMs = 10_000;
-/** What identifies our server in a process listing (`readLivePid`): the cached binary's path. */
-const processSignature = "jaeger";
+import { whileStdinOpen, type LaunchedServer, type LocalServer } from "./local-server.js";
+import { startPrivateServer, type PrivateServerOptions } from "./private-server.js";
 
 /** Where an instance is reached. */
 export interface JaegerEndpoints {
@@ -76,13 +60,39 @@ export async function jaegerAnswers(endpoints: JaegerEndpoints, timeoutMs = 1_00
   }
 }
 
-/** Writes the configuration into `dir` and returns the arguments that start Jaeger with it. */
-async function prepareJaeger(dir: string, ports: JaegerPorts): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
-  const configFile = join(dir, "config.yaml");
-  await writeFile(configFile, jaegerConfig(ports));
-  return ["--config", `file:${configFile}`];
-}
+/** Jaeger for the shared lifecycle; the installed form is the cached binary. */
+const jaegerServer: LocalServer<string, keyof JaegerPorts> = {
+  name: "jaeger",
+  title: "Jaeger",
+  portNames: ["otlpHttp", "otlpGrpc", "query", "queryGrpc", "health", "metrics"],
+  // It starts in about a second; more on a busy box.
+  startTimeoutMs: 30_000,
+  // It drains its batch and closes its listeners on SIGTERM.
+  stopGraceMs: 10_000,
+  probeIntervalMs: 100,
+  // The cached binary's path.
+  processSignature: "jaeger",
+  install: (log) => ensureJaeger({ log }),
+  async prepare(binary, dir, ports, withStarter) {
+    const configFile = join(dir, "config.yaml");
+    await writeFile(configFile, jaegerConfig(ports));
+    const server = { command: binary, args: ["--config", `file:${configFile}`] };
+    return withStarter ? whileStdinOpen(server) : server;
+  },
+  address: (ports) => jaegerEndpoints(ports).otlpHttpEndpoint,
+  answers: (ports) => jaegerAnswers(jaegerEndpoints(ports)),
+  env(ports) {
+    const endpoints = jaegerEndpoints(ports);
+    return { OTEL_EXPORTER_OTLP_ENDPOINT: endpoints.otlpHttpEndpoint, JAEGER_QUERY_URL: endpoints.queryUrl };
+  },
+  describe(_binary, _dir, ports) {
+    const endpoints = jaegerEndpoints(ports);
+    return (
+      `OTLP at ${endpoints.otlpHttpEndpoint} (HTTP) and ${endpoints.otlpGrpcEndpoint} (gRPC), ` +
+      `query API and UI at ${endpoints.queryUrl}, metrics at ${endpoints.metricsUrl}`
+    );
+  },
+};
 
 /** Reads and checks the Jaeger ports of `infra:up` once, at start. */
 export function readJaegerPorts(env: NodeJS.ProcessEnv): JaegerPorts {
@@ -108,156 +118,16 @@ export function createJaegerComponent(
   ports: JaegerPorts,
   log: (message: string) => void,
 ): InfraComponent {
-  const dir = join(config.stateDir, "jaeger");
-  const pidFile = join(dir, "jaeger.pid");
-  const logFile = join(dir, "jaeger.log");
-  const endpoints = jaegerEndpoints(ports);
-  const server: DetachedServer = {
-    title: "Jaeger",
-    address: endpoints.otlpHttpEndpoint,
-    pidFile,
-    processSignature,
-    logFile,
-    startTimeoutMs,
-    probeIntervalMs: 100,
-    answers: () => jaegerAnswers(endpoints),
-  };
-
-  return {
-    name: "jaeger",
-
-    async up() {
-      const env = {
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoints.otlpHttpEndpoint,
-        JAEGER_QUERY_URL: endpoints.queryUrl,
-      };
-      if (await adoptRunning(server, log)) return env;
-      const binary = await ensureJaeger({ log });
-      await launchDetached(
-        server,
-        {
-          start: async () =>
-            startDetached({
-              command: binary,
-              args: await prepareJaeger(dir, ports),
-              logFile,
-              pidFile,
-            }),
-          describe: (pid, seconds) =>
-            `started (pid ${pid}) in ${seconds} s: OTLP at ${endpoints.otlpHttpEndpoint} (HTTP) and ` +
-            `${endpoints.otlpGrpcEndpoint} (gRPC), query API and UI at ${endpoints.queryUrl}, ` +
-            `metrics at ${endpoints.metricsUrl}`,
-        },
-        log,
-      );
-      return env;
-    },
-
-    down: () => stopDetached(pidFile, processSignature, stopGraceMs, log),
-  };
+  return createInfraComponent(jaegerServer, config.stateDir, ports, log);
 }
 
-/** A private instance for one test run (see `startJaeger`). */
-export interface JaegerOptions {
-  /** Its configuration and log go here; created if missing. */
-  readonly dataDir: string;
-  /** Build progress; defaults to stderr. */
-  readonly log?: (message: string) => void;
-}
+/** A private instance for one test run (see `startJaeger`); its data directory holds no data. */
+export type JaegerOptions = PrivateServerOptions;
 
-export interface JaegerInstance extends JaegerEndpoints {
-  readonly pid: number;
-  /** SIGTERM, then SIGKILL after a grace period; resolves once the process has exited. */
-  stop(): Promise<void>;
-}
+export interface JaegerInstance extends JaegerEndpoints, LaunchedServer {}
 
-async function freePorts(): Promise<JaegerPorts> {
-  const ports = new Set<number>();
-  while (ports.size < 6) ports.add(await freePort());
-  const [otlpHttp, otlpGrpc, query, queryGrpc, health, metrics] = [...ports] as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  return { otlpHttp, otlpGrpc, query, queryGrpc, health, metrics };
-}
-
-/**
- * Starts a private Jaeger and resolves once its health check and query API answer.
- *
- * Ports: Jaeger cannot report ports it picked itself, so free ones are found first by binding
- * port 0; if another process takes one in between, the start is retried on new ones.
- *
- * The instance cannot outlive the caller: its launcher stops it when its stdin reaches end of
- * file, which happens when the caller exits, even on a crash. Its handles are unref'd, so
- * forgetting `stop()` does not keep the caller alive either.
- */
+/** Starts a private Jaeger and resolves once its health check and query API answer. */
 export async function startJaeger(options: JaegerOptions): Promise<JaegerInstance> {
-  const log = options.log ?? ((message: string) => process.stderr.write(`jaeger: ${message}\n`));
-  const binary = await ensureJaeger({ log });
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await launch(binary, options.dataDir, await freePorts());
-    } catch (error) {
-      const portTaken = error instanceof Error && error.message.includes("address already in use");
-      if (!portTaken || attempt >= 3) throw error;
-      log("a port was taken before Jaeger bound it, retrying on other ports");
-    }
-  }
-}
-
-async function launch(binary: string, dir: string, ports: JaegerPorts): Promise<JaegerInstance> {
-  const args = await prepareJaeger(dir, ports);
-  const logFile = join(dir, "jaeger.log");
-  const endpoints = jaegerEndpoints(ports);
-  // Its log goes to a file: the launcher's stdout and stderr are the only pipes we keep.
-  const child = spawn(
-    runWhileStdinOpen,
-    ["sh", "-c", 'exec "$0" "$@" >>"$JAEGER_LOG" 2>&1', binary, ...args],
-    {
-      stdio: ["pipe", "ignore", "pipe"],
-      env: { ...process.env, JAEGER_LOG: logFile },
-    },
-  );
-  let stderrTail = "";
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderrTail = (stderrTail + chunk).slice(-4_000);
-  });
-  const supervised = superviseChild(child, stopGraceMs);
-  const { exited, spawnFailed, stop } = supervised;
-
-  const describeFailure = async (why: string) => {
-    const tail = [await tailOf(logFile, 20), stderrTail.trimEnd()].filter((text) => text !== "").join("\n");
-    return new Error(`Jaeger (${logFile}) ${why}${tail === "" ? "" : `:\n${tail}`}`);
-  };
-
-  try {
-    const ready = await Promise.race([
-      waitUntil(() => jaegerAnswers(endpoints), {
-        timeoutMs: startTimeoutMs,
-        intervalMs: 100,
-        abort: exited,
-      }),
-      spawnFailed,
-    ]);
-    const exit = supervised.exit();
-    if (!ready || exit !== undefined) {
-      throw await describeFailure(
-        exit === undefined
-          ? `does not answer at ${endpoints.healthUrl} after ${startTimeoutMs / 1000} s`
-          : `exited before it was ready (${exit.code ?? exit.signal ?? "unknown"})`,
-      );
-    }
-    const pid = child.pid;
-    if (pid === undefined) throw await describeFailure("has no pid");
-
-    supervised.release();
-    return { ...endpoints, pid, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const { ports, pid, stop } = await startPrivateServer(jaegerServer, options);
+  return { ...jaegerEndpoints(ports), pid, stop };
 }

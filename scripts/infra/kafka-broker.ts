@@ -1,7 +1,8 @@
 /**
- * One single-node Kafka in KRaft mode (broker and controller in one JVM) on loopback: its
- * `server.properties`, its storage format, its command line, and the readiness probe. Shared by
- * the `infra:up` instance and the private instances of test runs (kafka.ts).
+ * One single-node Kafka in KRaft mode (broker and controller in one JVM) on loopback, declared
+ * for the shared lifecycle (local-server.ts): its `server.properties`, its storage format, its
+ * command line, and the readiness probe. Shared by the `infra:up` instance and the private
+ * instances of test runs (kafka.ts).
  *
  * Settings and why:
  *   - `auto.create.topics.enable=false`: a topic exists because the code created it (the Kafka
@@ -16,25 +17,33 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, stat, writeFile } from "node:fs/promises";
-import { acceptsConnections } from "./processes.js";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import { correctKafkaJsRequestQueue } from "@commerce/runtime/events/kafkajs-request-queue.js";
-import { kafkaLauncherClass, kafkaLog4jProperties, type KafkaRuntime } from "./kafka-runtime.js";
+import {
+  ensureKafkaRuntime,
+  kafkaLauncherClass,
+  kafkaLog4jProperties,
+  type KafkaRuntime,
+} from "./kafka-runtime.js";
+import type { LocalServer, ServerPorts } from "./local-server.js";
+import { acceptsConnections } from "./processes.js";
 
 /** The class the launcher runs; the broker's command line contains it. */
-export const kafkaMainClass = "kafka.Kafka";
+const kafkaMainClass = "kafka.Kafka";
+
+/**
+ * The broker's loopback ports: `port`, the clients' listener, and `controllerPort`, the
+ * controller's listener (KRaft quorum traffic).
+ */
+export type KafkaPorts = ServerPorts<"port" | "controllerPort">;
 
 /** Where one broker keeps its files and which loopback ports it binds. */
-export interface KafkaBrokerLayout {
+interface KafkaBrokerLayout extends KafkaPorts {
   /** Where `server.properties` is written. */
   readonly configDir: string;
   /** Kafka's `log.dirs`: topic data and the KRaft metadata log. */
   readonly dataDir: string;
-  /** Loopback port of the clients' listener. */
-  readonly port: number;
-  /** Loopback port of the controller's listener (KRaft quorum traffic). */
-  readonly controllerPort: number;
 }
 
 /** `127.0.0.1:<port>`: what `KAFKA_BROKERS` holds. */
@@ -89,7 +98,7 @@ function randomClusterId(): string {
  * committed offsets again (the ports may differ between runs: static quorum voters are read from
  * the configuration, not from the metadata log).
  */
-export async function prepareKafkaStorage(runtime: KafkaRuntime, layout: KafkaBrokerLayout): Promise<string> {
+async function prepareKafkaStorage(runtime: KafkaRuntime, layout: KafkaBrokerLayout): Promise<string> {
   await mkdir(layout.configDir, { recursive: true });
   await mkdir(layout.dataDir, { recursive: true });
   const properties = join(layout.configDir, "server.properties");
@@ -129,11 +138,7 @@ function jvmOptions(): string[] {
  * The broker's command line (after the `java` command). With `exitOnStdinEof`, the launcher
  * shuts the broker down when its stdin closes, tying it to the caller's lifetime.
  */
-export function kafkaBrokerArgs(
-  runtime: KafkaRuntime,
-  properties: string,
-  exitOnStdinEof: boolean,
-): string[] {
+function kafkaBrokerArgs(runtime: KafkaRuntime, properties: string, exitOnStdinEof: boolean): string[] {
   return [
     ...jvmOptions(),
     ...(exitOnStdinEof ? ["-Dlauncher.exitOnStdinEof=true"] : []),
@@ -198,4 +203,30 @@ export async function kafkaAnswers(port: number, timeoutMs = 2_000): Promise<boo
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
+}
+
+/** Kafka for the shared lifecycle, run by the JDK in `javaBin` (undefined: `java` from PATH). */
+export function kafkaBroker(javaBin: string | undefined): LocalServer<KafkaRuntime, keyof KafkaPorts> {
+  return {
+    name: "kafka",
+    title: "Kafka",
+    portNames: ["port", "controllerPort"],
+    // A JVM start plus the broker catching up with its controller; seconds, more on a busy box.
+    startTimeoutMs: 60_000,
+    // Kafka's shutdown hook closes the logs and leaves the quorum: about 2 s.
+    stopGraceMs: 20_000,
+    probeIntervalMs: 50,
+    processSignature: `${kafkaLauncherClass} ${kafkaMainClass}`,
+    install: (log) => ensureKafkaRuntime({ javaBin, log }),
+    async prepare(runtime, dir, ports, withStarter) {
+      const layout = { configDir: dir, dataDir: join(dir, "data"), ...ports };
+      const properties = await prepareKafkaStorage(runtime, layout);
+      // The launcher watches its stdin itself when asked to.
+      return { command: runtime.java, args: kafkaBrokerArgs(runtime, properties, withStarter) };
+    },
+    address: ({ port }) => brokersAt(port),
+    answers: ({ port }) => kafkaAnswers(port, 1_000),
+    env: ({ port }) => ({ KAFKA_BROKERS: brokersAt(port) }),
+    describe: (runtime, dir) => `Kafka ${runtime.version}, data in ${join(dir, "data")}`,
+  };
 }

@@ -1,15 +1,16 @@
 /**
- * Process plumbing shared by the infrastructure components: detached servers tracked by pid
- * files for `infra:up` / `infra:down`, a graceful stop for every process we start, and the two
- * ways a process started for a run ends with its starter.
+ * Process plumbing shared by the infrastructure servers (local-server.ts) and the scripts that
+ * start processes: detached servers tracked by pid files for `infra:up` / `infra:down`, a
+ * graceful stop for every process we start, and the two ways a process started for a run ends
+ * with its starter.
  *
  * Why pid files and not a supervisor: the servers must outlive the `npm run infra:up` that
  * started them (the tests run afterwards, in another process), and nothing here may depend on
  * containers or system services.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { readFile, rm } from "node:fs/promises";
 import { Socket, connect, createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -87,53 +88,6 @@ export async function readLivePid(pidFile: string, program: string): Promise<num
   }
   await rm(pidFile, { force: true });
   return undefined;
-}
-
-export interface DetachedProcess {
-  readonly pid: number;
-  /** Resolves with the exit code (or signal name) if the process ends while we still run. */
-  readonly exited: Promise<number | string>;
-}
-
-/**
- * Starts a server that survives this process: its own process group, output written to
- * `logFile` (replacing the previous run's, so its tail explains this run), pid written to
- * `pidFile`. The caller waits for readiness and may watch `exited` meanwhile to fail fast
- * instead of timing out.
- */
-export async function startDetached(options: {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly logFile: string;
-  readonly pidFile: string;
-  /** Variables added to this process's environment. */
-  readonly env?: Readonly<Record<string, string>>;
-}): Promise<DetachedProcess> {
-  const log = openSync(options.logFile, "w");
-  try {
-    const child = spawn(options.command, options.args, {
-      detached: true,
-      stdio: ["ignore", log, log],
-      env: { ...process.env, ...options.env },
-    });
-    const exited = new Promise<number | string>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("exit", (code, signal) => {
-        resolve(code ?? signal ?? "unknown");
-      });
-    });
-    void exited.catch(() => undefined);
-    const pid = child.pid;
-    if (pid === undefined) {
-      await exited; // rejects with the spawn error (e.g. ENOENT)
-      throw new Error(`could not start ${options.command}`);
-    }
-    child.unref();
-    await writeFile(options.pidFile, `${pid}\n`);
-    return { pid, exited };
-  } finally {
-    closeSync(log);
-  }
 }
 
 /**
@@ -301,6 +255,28 @@ export function superviseChild(child: ChildProcess, graceMs: number): Supervised
       }
     },
   };
+}
+
+/**
+ * A loopback port for each of `names`: the one `given` names, else one that was free a moment
+ * ago, different from every other.
+ */
+export async function freePorts<Name extends string>(
+  names: readonly Name[],
+  given?: Readonly<Partial<Record<Name, number | undefined>>>,
+): Promise<Record<Name, number>> {
+  const taken = new Set(names.map((name) => given?.[name]).filter((port) => port !== undefined));
+  const ports = {} as Record<Name, number>;
+  for (const name of names) {
+    let port = given?.[name];
+    while (port === undefined) {
+      const free = await freePort();
+      if (!taken.has(free)) port = free;
+    }
+    taken.add(port);
+    ports[name] = port;
+  }
+  return ports;
 }
 
 /** A loopback port that was free a moment ago (bound, read and released). */

@@ -8,9 +8,10 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { formatMarkdown, withSection } from "../../docs/generated-section.js";
-import { chartDir } from "./chart.js";
 
-export const kubernetesGuidePath = join(chartDir, "..", "docs", "kubernetes.md");
+const repoRoot = join(import.meta.dirname, "..", "..", "..");
+const chartDir = join(repoRoot, "helm");
+export const kubernetesGuidePath = join(repoRoot, "docs", "kubernetes.md");
 export const tableStart = "<!-- values-table:start (npm run chart:values-table) -->";
 export const tableEnd = "<!-- values-table:end -->";
 

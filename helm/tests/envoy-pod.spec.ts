@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
-import { ensureEnvoy, envoyVersion } from "../../infra/envoy.js";
-import { ensureHelm } from "../helm.js";
+import { ensureEnvoy, envoyVersion } from "../../scripts/infra/envoy.js";
+import { ensureHelm } from "../../scripts/k8s/helm.js";
 import { helmTemplate, renderChart, type Manifest } from "./chart.js";
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@
  * release's pods is described by what selects it: `anywhere`, `cidr 10.0.0.0/8`, or
  * `namespace {...} pods {...}`.
  */
-import type { DeployableService } from "../../cluster/service-catalog.js";
+import type { DeployableService } from "../../scripts/cluster/service-catalog.js";
 import { componentOf, instanceLabel, type Manifest } from "./chart.js";
 
 interface LabelSelector {

@@ -12,10 +12,10 @@ import { appendFile, cp } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { expect } from "chai";
-import { deployableServices } from "../../cluster/service-catalog.js";
-import { usePrivateControlPlane } from "../control-plane-fixture.js";
-import { kubeRequest } from "../kube-api.js";
-import { helmEnvironment, runTool, type ToolRun } from "../run-tool.js";
+import { deployableServices } from "../../scripts/cluster/service-catalog.js";
+import { usePrivateControlPlane } from "../../scripts/k8s/control-plane-fixture.js";
+import { kubeRequest } from "../../scripts/k8s/kube-api.js";
+import { helmEnvironment, runTool, type ToolRun } from "../../scripts/k8s/run-tool.js";
 import {
   chartDir,
   instanceLabel,

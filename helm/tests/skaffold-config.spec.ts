@@ -11,12 +11,12 @@ import { dirname, join } from "node:path";
 import { Ajv } from "ajv";
 import { expect } from "chai";
 import { parse } from "yaml";
-import { deployableServices } from "../../cluster/service-catalog.js";
-import { ensureHelm } from "../helm.js";
-import { ensureKubeconform, type Kubeconform } from "../kubeconform.js";
-import { kubeVersions } from "../kube-versions.js";
-import { runTool, type ToolRun } from "../run-tool.js";
-import { ensureSkaffold, type Skaffold } from "../skaffold.js";
+import { deployableServices } from "../../scripts/cluster/service-catalog.js";
+import { ensureHelm } from "../../scripts/k8s/helm.js";
+import { ensureKubeconform, type Kubeconform } from "../../scripts/k8s/kubeconform.js";
+import { kubeVersions } from "../../scripts/k8s/kube-versions.js";
+import { runTool, type ToolRun } from "../../scripts/k8s/run-tool.js";
+import { ensureSkaffold, type Skaffold } from "../../scripts/k8s/skaffold.js";
 import { chartDir, parseManifests } from "./chart.js";
 
 const repoRoot = dirname(chartDir);

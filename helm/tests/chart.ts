@@ -5,9 +5,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseAllDocuments, parse } from "yaml";
-import { runTool, type ToolRun } from "../run-tool.js";
+import { runTool, type ToolRun } from "../../scripts/k8s/run-tool.js";
 
-export const chartDir = join(import.meta.dirname, "..", "..", "..", "helm");
+export const chartDir = join(import.meta.dirname, "..");
 
 /** The value files of each profile, over values.yaml. */
 export const chartProfiles = {

@@ -9,11 +9,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { deployableServices, type DeployableService } from "../../cluster/service-catalog.js";
-import { jwksOf } from "../../../envoy/src/envoy-secrets.js";
-import { ensureHelm } from "../helm.js";
-import { ensureKubeconform, type Kubeconform } from "../kubeconform.js";
-import { runTool } from "../run-tool.js";
+import { deployableServices, type DeployableService } from "../../scripts/cluster/service-catalog.js";
+import { jwksOf } from "../../envoy/src/envoy-secrets.js";
+import { ensureHelm } from "../../scripts/k8s/helm.js";
+import { ensureKubeconform, type Kubeconform } from "../../scripts/k8s/kubeconform.js";
+import { runTool } from "../../scripts/k8s/run-tool.js";
 import {
   byKind,
   chartDir,
