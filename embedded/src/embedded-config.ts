@@ -11,7 +11,7 @@ import {
 } from "@commerce/runtime/analytics/analytics-store-settings.js";
 import { readPaymentSettings, type PaymentSettings } from "@commerce/payment/payment-settings.js";
 import { readProductSettings } from "@commerce/product/product-settings.js";
-import type { ProductOptions } from "@commerce/product/server.js";
+import type { ProductOptions } from "@commerce/product/product-module.js";
 import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
 import { readCorsSettings, type CorsSettings } from "@commerce/edge/cors-settings.js";
 import {

@@ -2,7 +2,7 @@
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { readAuthSettings } from "./auth-settings.js";
-import { buildAuthService } from "./server.js";
+import { buildAuthService } from "./auth-module.js";
 
 runServiceProcess(
   {

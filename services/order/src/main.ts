@@ -1,7 +1,7 @@
 /** The Order service as its own process (docs/architecture.md §4). */
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
-import { buildOrderService } from "./server.js";
+import { buildOrderService } from "./order-module.js";
 
 runServiceProcess(
   {

@@ -2,7 +2,7 @@
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { readPaymentSettings } from "./payment-settings.js";
-import { buildPaymentService } from "./server.js";
+import { buildPaymentService } from "./payment-module.js";
 
 runServiceProcess(
   {

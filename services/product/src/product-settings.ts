@@ -3,7 +3,7 @@
  * by the embedded platform.
  */
 import type { EnvReader } from "@commerce/runtime/config/env-reader.js";
-import type { ProductOptions } from "./server.js";
+import type { ProductOptions } from "./product-module.js";
 
 /**
  * `RESERVATION_TTL`: how long a reservation holds stock for an order that was never written

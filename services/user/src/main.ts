@@ -1,7 +1,7 @@
 /** The User service as its own process (docs/architecture.md §4). */
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
-import { buildUserService } from "./server.js";
+import { buildUserService } from "./user-module.js";
 
 runServiceProcess(
   {
