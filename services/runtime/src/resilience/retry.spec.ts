@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { checkRetryPolicy, retry, type RetryOptions } from "./retry.js";
+import { rejectionOf } from "../testing/rejection.js";
 
 /** An operation that fails with `errors` in turn, then resolves with "done"; counts its calls. */
 function flaky(...errors: Error[]): { calls: number; operation: () => Promise<string> } {
@@ -12,15 +13,6 @@ function flaky(...errors: Error[]): { calls: number; operation: () => Promise<st
     },
   };
   return state;
-}
-
-async function rejection(call: Promise<unknown>): Promise<unknown> {
-  try {
-    await call;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
 }
 
 const quick: RetryOptions = { maxAttempts: 5, backoff: { initialMs: 1, maxMs: 2, jitter: "full" } };
@@ -40,14 +32,14 @@ describe("retry", () => {
   it("rejects with the last failure after maxAttempts calls", async () => {
     const errors = [new Error("1"), new Error("2"), new Error("3"), new Error("4")];
     const target = flaky(...errors);
-    expect(await rejection(retry(target.operation, { ...quick, maxAttempts: 3 }))).to.equal(errors[2]);
+    expect(await rejectionOf(retry(target.operation, { ...quick, maxAttempts: 3 }))).to.equal(errors[2]);
     expect(target.calls).to.equal(3);
   });
 
   it("rejects at once with a failure that is not retryable", async () => {
     const permanent = new Error("refused");
     const target = flaky(new Error("blip"), permanent, new Error("never reached"));
-    const outcome = rejection(
+    const outcome = rejectionOf(
       retry(target.operation, { ...quick, retryable: (error) => error !== permanent }),
     );
     expect(await outcome).to.equal(permanent);
@@ -71,7 +63,7 @@ describe("retry", () => {
   it("stops at the deadline: no call begins after it, and the last failure is the answer", async () => {
     let calls = 0;
     const started = performance.now();
-    const error = await rejection(
+    const error = await rejectionOf(
       retry(
         () => {
           calls += 1;
@@ -92,7 +84,7 @@ describe("retry", () => {
     const controller = new AbortController();
     const reason = new Error("caller gave up");
     const started = performance.now();
-    const outcome = rejection(
+    const outcome = rejectionOf(
       retry(target.operation, {
         maxAttempts: 5,
         backoff: { initialMs: 60_000, maxMs: 60_000, jitter: "none" },
