@@ -15,7 +15,7 @@ import {
   type PaymentSettings,
 } from "@commerce/payment/payment-settings.js";
 import { readProductSettings } from "@commerce/product/product-settings.js";
-import type { ProductOptions } from "@commerce/product/server.js";
+import type { ProductOptions } from "@commerce/product/product-module.js";
 import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
 import { declareSettings, type Setting } from "@commerce/runtime/config/setting.js";
 import { readCorsSettings, type CorsSettings } from "@commerce/edge/cors-settings.js";

@@ -28,7 +28,7 @@ import { processorGroup, buildAnalyticsProcessor } from "./processor/processor-m
 import { rebuildAnalytics, rebuildGroup } from "./rebuild/analytics-rebuild.js";
 import { createStreamProcessor } from "./processor/stream-processor.js";
 import { refreshRollups } from "./analytics-rollups.js";
-import { buildAnalyticsService } from "./server.js";
+import { buildAnalyticsService } from "./analytics-module.js";
 import {
   deleted,
   loggedIn,

@@ -4,7 +4,7 @@ import {
   readAnalyticsStoreSettings,
 } from "@commerce/runtime/analytics/analytics-store-settings.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
-import { buildAnalyticsService } from "./server.js";
+import { buildAnalyticsService } from "./analytics-module.js";
 import { withOwnStore } from "./with-own-store.js";
 
 runServiceProcess(

@@ -11,7 +11,7 @@ import {
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
-import { buildAuthService } from "./server.js";
+import { buildAuthService } from "./auth-module.js";
 
 /** Stand-in for the User service's internal DirectoryService: records profiles, can fail. */
 function directoryPeer(created: number[], failing: { on: boolean }): ServiceRoutes {

@@ -3,7 +3,7 @@ import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { readAuthSettings } from "./auth-settings.js";
-import { buildAuthService } from "./server.js";
+import { buildAuthService } from "./auth-module.js";
 
 runServiceProcess(
   {

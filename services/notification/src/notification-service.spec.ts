@@ -35,7 +35,7 @@ import {
   type Notification,
   type OwnedNotification,
 } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
-import { buildNotificationService } from "./server.js";
+import { buildNotificationService } from "./notification-module.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };

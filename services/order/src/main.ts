@@ -2,7 +2,7 @@
 import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
-import { buildOrderService } from "./server.js";
+import { buildOrderService } from "./order-module.js";
 
 runServiceProcess(
   {

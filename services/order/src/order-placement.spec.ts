@@ -16,8 +16,8 @@ import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.j
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildProductService, type ProductOptions } from "@commerce/product/server.js";
-import { buildOrderService } from "./server.js";
+import { buildProductService, type ProductOptions } from "@commerce/product/product-module.js";
+import { buildOrderService } from "./order-module.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };

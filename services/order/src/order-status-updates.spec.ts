@@ -12,9 +12,9 @@ import { createFaultyTransport, type FaultyTransport } from "@commerce/runtime/t
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildProductService } from "@commerce/product/server.js";
+import { buildProductService } from "@commerce/product/product-module.js";
 import { orderStatuses, type OrderStatus } from "./order-status.js";
-import { buildOrderService, type OrderOptions } from "./server.js";
+import { buildOrderService, type OrderOptions } from "./order-module.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };

@@ -24,10 +24,11 @@ import {
   unavailable,
 } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
+import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
 import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
 import type { Caller } from "@commerce/runtime/identity/caller.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
-import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
+import { insertOnce } from "@commerce/runtime/store/insert-once.js";
 import { createSequenceTime } from "@commerce/runtime/time/sequence-time.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import {
@@ -148,23 +149,36 @@ export function createOrders(deps: OrdersDeps): Orders {
   }
 
   /**
-   * After a failed insert: did the order land anyway (a lost acknowledgement)? A tombstone
-   * under the same id answers for good. If the tombstone goes in, the order never can, and the
-   * stock is released; if its id is taken, the order is there.
+   * Writes the order and its ORDER_PLACED once. A failed insert is settled by its id, which is
+   * new and this placement's alone: whatever holds it is this order (it landed, its answer
+   * lost). Nothing there: a tombstone (ABANDONED) under the same id answers for good; if it
+   * goes in, the order never can, and the stock is released.
    */
-  async function settleFailedInsert(
-    order: OrderContent,
+  async function storeOrder(
+    content: OrderContent,
+    placed: OutboxEntry,
     signal: AbortSignal,
-  ): Promise<"landed" | "abandoned" | "unknown"> {
-    try {
-      await orders.insert({ ...order, status: "ABANDONED" }, [], keepingTrace(signal));
-    } catch (error) {
-      if (error instanceof DuplicateKeyError) return "landed";
-      logger.error({ err: error, orderId: order._id, signal }, "cannot tell whether an order was written");
-      return "unknown";
+  ): Promise<OrderDocument> {
+    const outcome = await insertOnce({
+      insert: () => orders.insert(content, [placed], signal),
+      read: () => orders.get(content._id, keepingTrace(signal)),
+      isOurs: () => true,
+      fence: () => orders.insert({ ...content, status: "ABANDONED" }, [], keepingTrace(signal)),
+    });
+    switch (outcome.kind) {
+      case "inserted":
+      case "ours":
+        return outcome.doc;
+      case "fenced":
+        await releaseQuietly(content._id, signal);
+        break;
+      default:
+        logger.error(
+          { err: outcome.error, orderId: content._id, signal },
+          "cannot tell whether an order was written",
+        );
     }
-    await releaseQuietly(order._id, signal);
-    return "abandoned";
+    throw unavailable("the order could not be stored; retry", outcome.error);
   }
 
   return {
@@ -235,18 +249,7 @@ export function createOrders(deps: OrdersDeps): Orders {
         items,
         stockReleasePending: false,
       };
-      let stored: OrderDocument;
-      try {
-        stored = await orders.insert(content, [placed], signal);
-      } catch (error) {
-        if ((await settleFailedInsert(content, signal)) !== "landed") {
-          throw unavailable("the order could not be stored; retry", error);
-        }
-        // It landed after all (a lost acknowledgement): answer with the order as stored.
-        const landed = await orders.get(orderId, keepingTrace(signal));
-        if (landed === undefined) throw unavailable("the order could not be stored; retry", error);
-        stored = landed;
-      }
+      const stored = await storeOrder(content, placed, signal);
       deps.metrics.orderPlaced();
       return stored;
     },

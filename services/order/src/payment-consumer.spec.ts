@@ -11,9 +11,9 @@ import {
 import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildProductService } from "@commerce/product/server.js";
+import { buildProductService } from "@commerce/product/product-module.js";
 import { openOrderCollections } from "./order-store.js";
-import { buildOrderService } from "./server.js";
+import { buildOrderService } from "./order-module.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };

@@ -9,8 +9,8 @@
  * after an unknown outcome is safe; within this process concurrent requests for one order
  * share one call.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import type { Client } from "@connectrpc/connect";
+import { createPeriodicTask } from "@commerce/runtime/background/periodic-task.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { DomainError } from "@commerce/runtime/errors/domain-error.js";
 import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
@@ -46,8 +46,6 @@ const batchSize = 100;
 export function createStockReleases(options: StockReleasesOptions): StockReleases {
   const { orders, inventory, logger } = options;
   const inFlight = new Map<string, Promise<boolean>>();
-  let running: AbortController | undefined;
-  let loop: Promise<void> | undefined;
   let failing = false;
 
   async function clearMarker(orderId: string, signal: AbortSignal): Promise<void> {
@@ -107,31 +105,23 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
     return settled;
   }
 
-  async function run(signal: AbortSignal): Promise<void> {
-    // A function, not the property: the compiler would narrow `signal.aborted` inside the loop.
-    const stopped = (): boolean => signal.aborted;
-    while (!stopped()) {
-      try {
-        await retryPending(signal);
-      } catch (error) {
-        if (!stopped()) logger.warn({ err: error }, "pending stock releases: pass failed");
-      }
-      await delay(options.retryIntervalMs, undefined, { signal }).catch(() => undefined);
-    }
-  }
+  const loop = createPeriodicTask({
+    intervalMs: options.retryIntervalMs,
+    runAtStart: true,
+    run: async (signal) => {
+      await retryPending(signal);
+    },
+    logger,
+    failureMessage: "pending stock releases: pass failed",
+    recoveryMessage: "pending stock releases: passes work again",
+  });
 
   return {
     release,
     retryPending,
-    start() {
-      if (running !== undefined) return;
-      running = new AbortController();
-      loop = run(running.signal);
-    },
+    start: () => loop.start(),
     async stop() {
-      running?.abort();
-      running = undefined;
-      await loop;
+      await loop.stop();
       await Promise.allSettled(inFlight.values());
     },
   };

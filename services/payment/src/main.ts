@@ -3,7 +3,7 @@ import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { readPaymentSettings } from "./payment-settings.js";
-import { buildPaymentService } from "./server.js";
+import { buildPaymentService } from "./payment-module.js";
 
 runServiceProcess(
   {

@@ -14,12 +14,12 @@ import { startServiceHarness, type ServiceHarness } from "@commerce/runtime/test
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildOrderService } from "@commerce/order/server.js";
-import { buildProductService } from "@commerce/product/server.js";
+import { buildOrderService } from "@commerce/order/order-module.js";
+import { buildProductService } from "@commerce/product/product-module.js";
 import { createSandboxGateway } from "./gateway/sandbox-gateway.js";
 import type { PaymentSettings } from "./payment-settings.js";
 import { callbackMessages } from "./payments.js";
-import { buildPaymentService } from "./server.js";
+import { buildPaymentService } from "./payment-module.js";
 import { publishedPaymentEvents } from "./testing/published-payment-events.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };

@@ -13,15 +13,15 @@ import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.j
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import { SandboxCheckoutService } from "@commerce/runtime/gen/commerce/payment/v1/sandbox_checkout_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildOrderService } from "@commerce/order/server.js";
-import { buildProductService } from "@commerce/product/server.js";
+import { buildOrderService } from "@commerce/order/order-module.js";
+import { buildProductService } from "@commerce/product/product-module.js";
 import { startFakeGateway, type FakeGateway } from "./testing/fake-gateway-server.js";
 import { createSandboxGateway, type SandboxCallback } from "./gateway/sandbox-gateway.js";
 import { webhookSignature } from "./gateway/signatures.js";
 import type { PaymentSettings } from "./payment-settings.js";
 import { openPaymentCollections } from "./payment-store.js";
 import { callbackMessages } from "./payments.js";
-import { buildPaymentService } from "./server.js";
+import { buildPaymentService } from "./payment-module.js";
 import { publishedPaymentEvents } from "./testing/published-payment-events.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };

@@ -34,7 +34,8 @@ import type { Caller } from "@commerce/runtime/identity/caller.js";
 import type { Logger } from "@commerce/runtime/logging/logger.js";
 import { minorUnitsFromWire, toMinorUnits } from "@commerce/runtime/money/minor-units.js";
 import { unchanged } from "@commerce/runtime/store/change-document.js";
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import type { Collection } from "@commerce/runtime/store/document-store.js";
+import { insertOnce } from "@commerce/runtime/store/insert-once.js";
 import { createSequenceTime } from "@commerce/runtime/time/sequence-time.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import {
@@ -112,13 +113,6 @@ export function createPayments(deps: PaymentsDeps): Payments {
     }
   }
 
-  /** The stored payment after an insert that lost to a concurrent create (or landed unseen). */
-  async function stored(paymentId: string, cause: unknown): Promise<PaymentDocument> {
-    const existing = await payments.get(paymentId);
-    if (existing === undefined) throw unavailable("the payment could not be stored; retry", cause);
-    return existing;
-  }
-
   /**
    * Links gateway order `providerOrderId` to payment `paymentId`, before the payment is written.
    * A retried create links it again (the same pair: nothing to do); a gateway that answered the
@@ -129,16 +123,25 @@ export function createPayments(deps: PaymentsDeps): Payments {
     paymentId: string,
     signal: AbortSignal,
   ): Promise<void> {
-    try {
-      await deps.gatewayOrders.insert({ _id: providerOrderId, paymentId }, signal);
-    } catch (error) {
-      if (!(error instanceof DuplicateKeyError)) throw error;
-      const linked = await deps.gatewayOrders.get(providerOrderId, signal);
-      if (linked?.paymentId !== paymentId) {
+    const link: GatewayOrderDocument = { _id: providerOrderId, paymentId };
+    const outcome = await insertOnce({
+      insert: async () => {
+        await deps.gatewayOrders.insert(link, signal);
+        return link;
+      },
+      read: () => deps.gatewayOrders.get(providerOrderId, signal),
+      isOurs: (linked) => linked.paymentId === paymentId,
+    });
+    switch (outcome.kind) {
+      case "inserted":
+      case "ours":
+        return;
+      case "theirs":
         throw new Error(`gateway order ${providerOrderId} is linked to another payment already`, {
-          cause: error,
+          cause: outcome.error,
         });
-      }
+      default:
+        throw outcome.error;
     }
   }
 
@@ -184,33 +187,40 @@ export function createPayments(deps: PaymentsDeps): Payments {
         },
         paymentId,
       );
-      let inserted: PaymentDocument;
-      try {
-        inserted = await payments.insert(
-          {
-            _id: paymentId,
-            orderId: order.orderId,
-            customerId: order.customerId,
-            amountMinor,
-            currency: deps.currency,
-            providerOrderId: gatewayOrder.id,
-            status: "CREATED",
-            createdAt: formatTimestamp(now),
-            createdAtMs: creationTime(now),
-            providerPaymentIds: [],
-            paidBy: "",
-          },
-          [created],
-          signal,
-        );
-      } catch (error) {
-        // A concurrent create for the same order won (the same gateway order: same key), or
-        // this insert landed and its answer was lost: either way the stored one is the answer
-        // (and counted by the create that won, or not at all when the answer was lost).
-        return stored(paymentId, error);
+      const outcome = await insertOnce({
+        insert: () =>
+          payments.insert(
+            {
+              _id: paymentId,
+              orderId: order.orderId,
+              customerId: order.customerId,
+              amountMinor,
+              currency: deps.currency,
+              providerOrderId: gatewayOrder.id,
+              status: "CREATED",
+              createdAt: formatTimestamp(now),
+              createdAtMs: creationTime(now),
+              providerPaymentIds: [],
+              paidBy: "",
+            },
+            [created],
+            signal,
+          ),
+        read: () => payments.get(paymentId),
+        // A concurrent create for the same order (the same gateway order: same key), or this
+        // insert landing with its answer lost: either way the stored payment is the answer.
+        isOurs: () => true,
+      });
+      switch (outcome.kind) {
+        case "inserted":
+          deps.metrics.paymentReached("CREATED");
+          return outcome.doc;
+        case "ours":
+          // Counted by the create that won, or not at all when the answer was lost.
+          return outcome.doc;
+        default:
+          throw unavailable("the payment could not be stored; retry", outcome.error);
       }
-      deps.metrics.paymentReached("CREATED");
-      return inserted;
     },
 
     listMyPayments(caller, signal) {

@@ -1,7 +1,7 @@
 import { mongoTestStore } from "@commerce/runtime/testing/test-stores.js";
 import { startServiceHarness } from "@commerce/runtime/testing/service-harness.js";
 import { describeStockRaces } from "./inventory.contract.js";
-import { buildProductService } from "./server.js";
+import { buildProductService } from "./product-module.js";
 
 /**
  * The stock races with the Product service writing to the server in MONGODB_URL (FerretDB in

@@ -18,7 +18,7 @@ import {
   stockOf,
 } from "./inventory.contract.js";
 import { openProductCollections } from "./product-store.js";
-import { buildProductService, type ProductOptions } from "./server.js";
+import { buildProductService, type ProductOptions } from "./product-module.js";
 
 /**
  * Stand-in for the Order service's PayableOrderService: knows the orders in `known`, answers

@@ -12,7 +12,7 @@ import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/produc
 import { createCategories, defaultCategories } from "./categories.js";
 import { admin, checkedLedger, createTestProduct, stockOf } from "./inventory.contract.js";
 import { openProductCollections, type ProductDocument } from "./product-store.js";
-import { buildProductService } from "./server.js";
+import { buildProductService } from "./product-module.js";
 
 const customer = { userId: 11, email: "c@x.test", role: "CUSTOMER" as const };
 

@@ -4,7 +4,7 @@
  */
 import type { EnvReader } from "@commerce/runtime/config/env-reader.js";
 import { declareSettings } from "@commerce/runtime/config/setting.js";
-import type { ProductOptions } from "./server.js";
+import type { ProductOptions } from "./product-module.js";
 
 export const productSettings = declareSettings({
   RESERVATION_TTL: {

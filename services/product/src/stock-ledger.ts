@@ -25,13 +25,14 @@
  * reservation, a release that races another release) collides on its key and reports the
  * entry that is already there instead of changing the stock again.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import { unavailable } from "@commerce/runtime/errors/domain-error.js";
 import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
 import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
 import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
 import { createKeyedQueue } from "@commerce/runtime/concurrency/keyed-queue.js";
-import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
+import type { Backoff } from "@commerce/runtime/resilience/backoff.js";
+import { retry } from "@commerce/runtime/resilience/retry.js";
+import { insertOnce } from "@commerce/runtime/store/insert-once.js";
 import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
 import { ProductStockUpdatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
 import type { StockEntryDocument, StockReason } from "./product-store.js";
@@ -79,6 +80,13 @@ export interface StockLedgerDeps {
 
 /** Enough for a few hundred writers racing on one product; each retry backs off a little. */
 const defaultMaxAttempts = 500;
+/**
+ * A short random pause before the next try, so that the losers of one round do not collide
+ * again at once.
+ */
+const contentionBackoff: Backoff = { initialMs: 1, maxMs: 32, jitter: "full" };
+/** Thrown by a try whose sequence number another writer took: the one failure worth retrying. */
+const seqTaken = new Error("another writer took this sequence number");
 /** Products whose newest entry is remembered (a hint only: any entry that exists will do). */
 const maxKnownHeads = 10_000;
 
@@ -183,42 +191,58 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
   // still collide, and the unique `_id` settles that exactly as before.
   const perProduct = createKeyedQueue();
 
-  async function appendOnce(change: StockChange, signal: AbortSignal | undefined): Promise<AppendOutcome> {
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      const last = await head(change.productId, signal);
-      const balance = last?.balance ?? 0;
-      const delta = "delta" in change.amount ? change.amount.delta : change.amount.setTo - balance;
-      if (delta === 0 && change.reason !== "INITIAL") {
-        const existing = await entry(change.key, signal);
-        return existing ? { kind: "already_applied", entry: existing } : { kind: "unchanged", balance };
-      }
-      if (balance + delta < 0) {
-        // A retry of a change that was applied earlier must not read as "insufficient".
-        const existing = await entry(change.key, signal);
-        return existing ? { kind: "already_applied", entry: existing } : { kind: "insufficient", balance };
-      }
-      const next = build(change, (last?.seq ?? 0) + 1, delta, balance + delta);
-      let stored: StockEntryDocument;
-      try {
-        stored = await entries.insert(next.entry, next.events, signal);
-      } catch (error) {
-        if (!(error instanceof DuplicateKeyError)) throw error;
-        const holder = await entries.get(next.entry._id, signal);
-        if (holder?.key === change.key) return { kind: "already_applied", entry: holder };
-        if (holder === undefined) {
-          // The sequence number is free, so the key collided: the change was applied before.
-          const existing = await entry(change.key, signal);
-          if (existing !== undefined) return { kind: "already_applied", entry: existing };
-        }
-        // Another writer took this sequence number: read the new head and try again, after a
-        // short random pause so that the losers of one round do not collide again at once.
-        await delay(Math.random() * Math.min(32, 2 ** attempt));
-        continue;
-      }
-      remember(stored);
-      return { kind: "applied", entry: stored };
+  /** One try at the next sequence number; throws `seqTaken` when another writer got it. */
+  async function tryAppend(change: StockChange, signal: AbortSignal | undefined): Promise<AppendOutcome> {
+    const last = await head(change.productId, signal);
+    const balance = last?.balance ?? 0;
+    const delta = "delta" in change.amount ? change.amount.delta : change.amount.setTo - balance;
+    if (delta === 0 && change.reason !== "INITIAL") {
+      const existing = await entry(change.key, signal);
+      return existing ? { kind: "already_applied", entry: existing } : { kind: "unchanged", balance };
     }
-    throw unavailable("the stock of this product is changing too fast; retry");
+    if (balance + delta < 0) {
+      // A retry of a change that was applied earlier must not read as "insufficient".
+      const existing = await entry(change.key, signal);
+      return existing ? { kind: "already_applied", entry: existing } : { kind: "insufficient", balance };
+    }
+    const next = build(change, (last?.seq ?? 0) + 1, delta, balance + delta);
+    const outcome = await insertOnce({
+      insert: () => entries.insert(next.entry, next.events, signal),
+      read: () => entries.get(next.entry._id, signal),
+      // The entry at this sequence number is this change's when it carries the change's key.
+      isOurs: (holder) => holder.key === change.key,
+    });
+    switch (outcome.kind) {
+      case "inserted":
+        remember(outcome.doc);
+        return { kind: "applied", entry: outcome.doc };
+      case "ours":
+        return { kind: "already_applied", entry: outcome.doc };
+      case "key-taken": {
+        // The sequence number is free, so the key collided: the change was applied before.
+        const existing = await entry(change.key, signal);
+        if (existing !== undefined) return { kind: "already_applied", entry: existing };
+        throw seqTaken;
+      }
+      case "theirs":
+        throw seqTaken;
+      case "fenced":
+      case "unknown":
+        throw outcome.error;
+    }
+  }
+
+  async function appendOnce(change: StockChange, signal: AbortSignal | undefined): Promise<AppendOutcome> {
+    try {
+      return await retry(() => tryAppend(change, signal), {
+        maxAttempts,
+        backoff: contentionBackoff,
+        retryable: (error) => error === seqTaken,
+      });
+    } catch (error) {
+      if (error === seqTaken) throw unavailable("the stock of this product is changing too fast; retry");
+      throw error;
+    }
   }
 
   return {

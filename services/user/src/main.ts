@@ -2,7 +2,7 @@
 import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
 import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
-import { buildUserService } from "./server.js";
+import { buildUserService } from "./user-module.js";
 
 runServiceProcess(
   {

@@ -12,7 +12,7 @@ import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
 import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
 import { eventually } from "@commerce/runtime/testing/eventually.js";
 import { UserRegisteredSchema } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
-import { buildUserService } from "./server.js";
+import { buildUserService } from "./user-module.js";
 
 /** Stand-in for the Auth service's internal AccountService: records calls, can be made to fail. */
 function accountPeer(calls: number[], failing: { on: boolean }): ServiceRoutes {

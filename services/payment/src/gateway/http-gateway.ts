@@ -9,7 +9,7 @@
  * orders. A client error (4xx other than 408, 409, 425, 429) is not retried: the same request
  * would be refused again.
  */
-import { setTimeout as delay } from "node:timers/promises";
+import { checkRetryPolicy, retry, type RetryPolicy } from "@commerce/runtime/resilience/retry.js";
 import {
   GatewayError,
   type GatewayOrder,
@@ -53,8 +53,12 @@ export function createHttpGateway(options: HttpGatewayOptions): PaymentGateway {
   const endpoint = new URL("/v1/orders", options.baseUrl).toString();
   const authorization = `Basic ${Buffer.from(`${options.keyId}:${options.keySecret}`).toString("base64")}`;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 5_000;
-  const maxAttempts = options.maxAttempts ?? 3;
-  const retryPauseMs = options.retryPauseMs ?? 200;
+  const policy: RetryPolicy = {
+    maxAttempts: options.maxAttempts ?? 3,
+    // Full jitter from `retryPauseMs`, uncapped: the attempts are few.
+    backoff: { initialMs: options.retryPauseMs ?? 200, maxMs: Infinity, jitter: "full" },
+  };
+  checkRetryPolicy(policy);
 
   async function attempt(request: GatewayOrderRequest, signal?: AbortSignal): Promise<GatewayOrder> {
     const deadline = AbortSignal.timeout(attemptTimeoutMs);
@@ -93,15 +97,14 @@ export function createHttpGateway(options: HttpGatewayOptions): PaymentGateway {
 
   return {
     async createOrder(request, signal) {
-      for (let n = 1; ; n++) {
-        try {
-          return await attempt(request, signal);
-        } catch (error) {
-          if (!(error instanceof AttemptError) || !error.retryable || n >= maxAttempts) {
-            throw error instanceof GatewayError ? error : new GatewayError(describe(error), { cause: error });
-          }
-        }
-        await delay(Math.random() * retryPauseMs * 2 ** (n - 1), undefined, signal ? { signal } : undefined);
+      try {
+        return await retry(() => attempt(request, signal), {
+          ...policy,
+          retryable: (error) => error instanceof AttemptError && error.retryable,
+          ...(signal === undefined ? {} : { signal }),
+        });
+      } catch (error) {
+        throw error instanceof GatewayError ? error : new GatewayError(describe(error), { cause: error });
       }
     },
   };

@@ -14,6 +14,7 @@ import type { AnalyticsRow, AnalyticsStore } from "./analytics-store.js";
 import { AnalyticsStoreError } from "./analytics-store-error.js";
 import { identifier, sql, type Sql } from "./sql.js";
 import type { TestAnalyticsStore, TestAnalyticsStoreBackend } from "../testing/test-analytics-stores.js";
+import { rejectionOf } from "../testing/rejection.js";
 
 /** The events table of these tests: one row per event, deduplicated by event id. */
 const createEvents = sql`CREATE TABLE IF NOT EXISTS events (
@@ -42,15 +43,6 @@ function event(id: string, fields: EventFields = {}): AnalyticsRow {
     occurred_at: at,
     day: at.toISOString().slice(0, 10),
   };
-}
-
-async function rejection(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
 }
 
 /** Runs the contract on one backend (a fresh, empty store per test). */
@@ -232,7 +224,7 @@ export function describeAnalyticsStoreContract(backend: TestAnalyticsStoreBacken
       it("refuses a column the table lacks, and fills an omitted one with its type's zero, not its DEFAULT", async () => {
         await store.command(sql`CREATE TABLE defaults (id String, n Int64 DEFAULT 7, at DateTime('UTC') DEFAULT now())
           ENGINE = MergeTree() ORDER BY id`);
-        const error = await rejection(store.insert("defaults", [{ id: "a", n: 1n, typo: 1 }]));
+        const error = await rejectionOf(store.insert("defaults", [{ id: "a", n: 1n, typo: 1 }]));
         expect(error).to.be.instanceOf(AnalyticsStoreError);
         await store.insert("defaults", [{ id: "b" }]);
         expect(await store.query(sql`SELECT id, n, toUnixTimestamp(at) AS at FROM defaults`)).to.deep.equal([
@@ -302,7 +294,7 @@ export function describeAnalyticsStoreContract(backend: TestAnalyticsStoreBacken
         await store.command(sql`CREATE TABLE ${identifier("plain_name")} (id UInt8) ENGINE = Memory`);
         await store.insert("plain_name", [{ id: 1 }]);
         expect(await count(sql`SELECT count() AS n FROM ${identifier("plain_name")}`)).to.equal("1");
-        const error = await rejection(store.insert("plain_name; DROP TABLE x", [{ id: 1 }]));
+        const error = await rejectionOf(store.insert("plain_name; DROP TABLE x", [{ id: 1 }]));
         expect(error).to.be.instanceOf(TypeError);
       });
     });
@@ -364,14 +356,14 @@ export function describeAnalyticsStoreContract(backend: TestAnalyticsStoreBacken
       });
 
       it("refuses a list not numbered 1, 2, 3…", async () => {
-        const error = await rejection(migrateAnalyticsStore(store, [daily]));
+        const error = await rejectionOf(migrateAnalyticsStore(store, [daily]));
         expect(error).to.be.instanceOf(TypeError);
       });
     });
 
     describe("failures", () => {
       it("rejects a failed query with AnalyticsStoreError whose message, and the client's error, hold no SQL or server text", async () => {
-        const error = await rejection(
+        const error = await rejectionOf(
           store.query(sql`SELECT secret_column FROM missing_table WHERE x = ${"value"}`),
         );
         expect(error).to.be.instanceOf(AnalyticsStoreError);
@@ -387,9 +379,9 @@ export function describeAnalyticsStoreContract(backend: TestAnalyticsStoreBacken
       });
 
       it("rejects a syntax error with code 62 and a failed command as a command failure", async () => {
-        const syntax = await rejection(store.query(sql`SELEC 1`));
+        const syntax = await rejectionOf(store.query(sql`SELEC 1`));
         expect((syntax as AnalyticsStoreError).serverCode).to.equal(62);
-        const command = await rejection(store.command(sql`DROP TABLE missing_table`));
+        const command = await rejectionOf(store.command(sql`DROP TABLE missing_table`));
         expect(command).to.be.instanceOf(AnalyticsStoreError);
         expect((command as AnalyticsStoreError).message).to.equal("analytics store command failed");
       });
@@ -404,7 +396,7 @@ export function describeAnalyticsStoreContract(backend: TestAnalyticsStoreBacken
           store.command(sql`SELECT 1`),
           store.insert("events", [event("e1")]),
         ]) {
-          expect(await rejection(call)).to.be.instanceOf(AnalyticsStoreError);
+          expect(await rejectionOf(call)).to.be.instanceOf(AnalyticsStoreError);
         }
       });
     });

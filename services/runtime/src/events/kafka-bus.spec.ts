@@ -16,6 +16,7 @@ import type { EventLogger } from "./event-logger.js";
 import { eventTopics } from "./event-topics.js";
 import { createKafkaBus, type KafkaBusOptions } from "./kafka-bus.js";
 import { PermanentEventError } from "./permanent-event-error.js";
+import { rejectionOf } from "../testing/rejection.js";
 
 /**
  * Runs against the broker in KAFKA_BROKERS (the test runner's, or `npm run infra:up`'s), or else
@@ -40,15 +41,6 @@ async function until(condition: () => boolean, what: string, timeoutMs = 15_000)
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await delay(10);
   }
-}
-
-async function rejection(work: Promise<unknown>): Promise<unknown> {
-  try {
-    await work;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
 }
 
 const unique = (label: string): string => `kafka-bus-${label}-${randomUUID().slice(0, 8)}`;
@@ -395,12 +387,12 @@ describe("createKafkaBus", function () {
     const bus = await open();
     const aborted = AbortSignal.abort(new Error("caller gave up"));
     const messages = [
-      (await rejection(bus.publish([event(1, topic)], aborted))) as Error,
-      (await rejection(bus.publish([event(2, "bad/topic")]))) as Error,
-      (await rejection(
+      (await rejectionOf(bus.publish([event(1, topic)], aborted))) as Error,
+      (await rejectionOf(bus.publish([event(2, "bad/topic")]))) as Error,
+      (await rejectionOf(
         bus.subscribe({ group: "a b", topics: [topic], handler: () => Promise.resolve() }),
       )) as Error,
-      (await rejection(
+      (await rejectionOf(
         bus.subscribe({ group: unique("g"), topics: [], handler: () => Promise.resolve() }),
       )) as Error,
     ].map((error) => error.message);
@@ -502,7 +494,7 @@ describe("createKafkaBus", function () {
       await until(() => seen.length === 6, "the first six deliveries");
 
       await broker.stop();
-      const during = await rejection(bus.publish(batch(7, 9), AbortSignal.timeout(3_000)));
+      const during = await rejectionOf(bus.publish(batch(7, 9), AbortSignal.timeout(3_000)));
       expect(during).to.be.instanceOf(Error);
 
       broker = await startKafka({ dataDir, port: broker.port });

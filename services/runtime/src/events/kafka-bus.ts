@@ -59,6 +59,7 @@ import {
   type Producer,
 } from "kafkajs";
 import { setTimeout as delay } from "node:timers/promises";
+import { retry } from "../resilience/retry.js";
 import { pino } from "pino";
 import type {
   BatchHandler,
@@ -114,7 +115,7 @@ const maxConcurrency = 16;
  * Client retries: exponential from 200 ms, capped at 5 s, 8 retries (about 20 s in all). A
  * `publish` during an outage fails after that; the outbox relay tries again later.
  */
-const retry = { initialRetryTime: 200, maxRetryTime: 5_000, retries: 8 };
+const clientRetry = { initialRetryTime: 200, maxRetryTime: 5_000, retries: 8 };
 
 /** Kafka's legal topic characters and length; groups follow it so `<group>.dead-letter` is legal. */
 
@@ -137,7 +138,7 @@ export async function createKafkaBus(options: KafkaBusOptions): Promise<EventBus
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
-    retry,
+    retry: clientRetry,
     logLevel: logLevel.WARN,
     logCreator: () => (entry) => {
       forwardLog(logger, entry);
@@ -291,7 +292,7 @@ class KafkaBus implements EventBus {
         maxBytesPerPartition: Math.max(defaultFetchBytes, delivery.maxRecords * fetchBytesPerRecord),
         allowAutoTopicCreation: false,
         // Restarts are ours, after any crash (see `KafkaSubscription`).
-        retry: { ...retry, restartOnFailure: () => Promise.resolve(false) },
+        retry: { ...clientRetry, restartOnFailure: () => Promise.resolve(false) },
       }),
       group,
       topics,
@@ -343,17 +344,13 @@ class KafkaBus implements EventBus {
    * The partitions' earliest and next offsets. A partition whose leader was elected a moment ago
    * may still refuse the request (NOT_LEADER_FOR_PARTITION, retriable): asked again shortly.
    */
-  async #topicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]> {
-    const deadline = Date.now() + topicReadyTimeoutMs;
-    for (;;) {
-      try {
-        return await this.#parts.admin.fetchTopicOffsets(topic);
-      } catch (error) {
-        const retriable = (error as { retriable?: boolean }).retriable === true;
-        if (!retriable || Date.now() > deadline) throw error;
-        await delay(100);
-      }
-    }
+  #topicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]> {
+    return retry(() => this.#parts.admin.fetchTopicOffsets(topic), {
+      maxAttempts: Infinity,
+      deadlineMs: topicReadyTimeoutMs,
+      backoff: { initialMs: 100, maxMs: 100, jitter: "none" },
+      retryable: (error) => (error as { retriable?: boolean }).retriable === true,
+    });
   }
 
   async deleteGroup(group: string): Promise<void> {

@@ -10,12 +10,14 @@
  * survive the removal: on a version conflict the document is read again and only the published
  * ids are taken out.
  *
- * Passes never overlap: one loop runs them. `kick()` wakes it at once (every recorded write calls it,
- * recorded-collection.ts, so events leave within milliseconds); the poll interval covers writes by other
- * processes and events left by a previous run. When the bus or the store fails, the relay logs
- * once per outage, backs off exponentially, and logs again when it recovers.
+ * The passes are the runtime's one periodic task (background/periodic-task.ts), so they never
+ * overlap. `kick()` wakes it at once (every recorded write calls it, recorded-collection.ts, so
+ * events leave within milliseconds); a pass that found work is followed by the next at once;
+ * the poll interval covers writes by other processes and events left by a previous run. When
+ * the bus or the store fails, the relay logs once per outage, backs off exponentially, and logs
+ * again when it recovers.
  */
-import { setTimeout as delay } from "node:timers/promises";
+import { createPeriodicTask } from "../background/periodic-task.js";
 import { changeDocument, unchanged } from "../store/change-document.js";
 import type { Collection } from "../store/document-store.js";
 import type { EventBus } from "./event-bus.js";
@@ -80,35 +82,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     throw new RangeError("pollIntervalMs and retryDelayMs must be > 0, maxRetryDelayMs >= retryDelayMs");
   }
 
-  let running: AbortController | undefined;
-  let loop: Promise<void> | undefined;
-  let kicked = false;
-  let wakeup: (() => void) | undefined;
+  let running = false;
   let passesBegun = 0;
   let rotation = 0;
   let phase: Phase = "find";
   const drainWaiters = new Set<DrainWaiter>();
-
-  function wake(): void {
-    const resolve = wakeup;
-    wakeup = undefined;
-    resolve?.();
-  }
-
-  /** Sleeps `ms`, or less when stopped; a kick ends it early only when `kickable`. */
-  async function sleep(ms: number, kickable: boolean, signal: AbortSignal): Promise<void> {
-    if (kickable && kicked) return;
-    const ended = new AbortController();
-    await new Promise<void>((resolve) => {
-      const end = (): void => {
-        ended.abort();
-        resolve();
-      };
-      if (kickable) wakeup = end;
-      void delay(ms, undefined, { signal: AbortSignal.any([signal, ended.signal]) }).then(end, end);
-    });
-    wakeup = undefined;
-  }
 
   /**
    * Removes the ids in `published` from `doc` by compare-and-set, with the store's one retry
@@ -165,52 +143,36 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return picked.length;
   }
 
-  async function run(signal: AbortSignal): Promise<void> {
-    // A function, not the property: the compiler would narrow `signal.aborted` to false inside
-    // the loop, yet `stop()` flips it while a pass awaits.
-    const stopped = (): boolean => signal.aborted;
-    let failures = 0;
-    while (!stopped()) {
-      kicked = false;
-      const begun = ++passesBegun;
-      let handled: number;
-      try {
-        handled = await pass(signal);
-      } catch (error) {
-        if (stopped()) break;
-        failures += 1;
-        if (failures === 1) {
-          logger.error(
-            { err: error, phase },
-            "outbox relay: cannot move events (delayed, not lost); retrying with backoff",
-          );
-        }
-        await sleep(Math.min(maxRetryDelayMs, retryDelayMs * 2 ** (failures - 1)), false, signal);
-        continue;
-      }
-      if (failures > 0) {
-        logger.info({ failedPasses: failures }, "outbox relay: recovered, delayed events are moving again");
-        failures = 0;
-      }
-      if (handled === 0) {
-        for (const waiter of drainWaiters) {
-          if (waiter.after < begun) {
-            drainWaiters.delete(waiter);
-            waiter.resolve();
-          }
-        }
-        await sleep(pollIntervalMs, true, signal);
+  /** A pass, and the drain waiters it settles when it found nothing. */
+  async function passThenSettleWaiters(signal: AbortSignal): Promise<"more" | "done"> {
+    const begun = ++passesBegun;
+    if ((await pass(signal)) > 0) return "more";
+    for (const waiter of drainWaiters) {
+      if (waiter.after < begun) {
+        drainWaiters.delete(waiter);
+        waiter.resolve();
       }
     }
+    return "done";
   }
 
+  const task = createPeriodicTask({
+    intervalMs: pollIntervalMs,
+    runAtStart: true,
+    run: passThenSettleWaiters,
+    logger,
+    failureMessage: "outbox relay: cannot move events (delayed, not lost); retrying with backoff",
+    recoveryMessage: "outbox relay: recovered, delayed events are moving again",
+    failureFields: () => ({ phase }),
+    failureBackoff: { initialMs: retryDelayMs, maxMs: maxRetryDelayMs, jitter: "none" },
+  });
+
   function kick(): void {
-    kicked = true;
-    wake();
+    task.wake();
   }
 
   function drain(signal?: AbortSignal): Promise<void> {
-    if (running === undefined) return Promise.reject(new Error("outbox relay is not running"));
+    if (!running) return Promise.reject(new Error("outbox relay is not running"));
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
@@ -236,20 +198,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
   return {
     start() {
-      if (running !== undefined) return;
-      const controller = new AbortController();
-      running = controller;
-      loop = run(controller.signal);
+      running = true;
+      task.start();
     },
     kick,
     async stop() {
-      const controller = running;
-      if (controller === undefined) return;
-      running = undefined;
-      controller.abort(new Error("outbox relay stopped"));
-      wake();
-      await loop;
-      loop = undefined;
+      running = false;
+      await task.stop();
       for (const waiter of drainWaiters) waiter.reject(new Error("outbox relay stopped before draining"));
       drainWaiters.clear();
     },

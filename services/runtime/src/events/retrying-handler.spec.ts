@@ -8,7 +8,7 @@ import { createEmbeddedBus } from "./embedded-bus.js";
 import type { EventBus, EventRecord, RecordBatch } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import { PermanentEventError } from "./permanent-event-error.js";
-import { retryDelayMs, withBatchRetries, withRetries } from "./retrying-handler.js";
+import { withBatchRetries, withRetries } from "./retrying-handler.js";
 
 const record: EventRecord = {
   id: "evt-1",
@@ -37,18 +37,6 @@ function flaky(...errors: Error[]): {
   };
   return state;
 }
-
-describe("retryDelayMs", () => {
-  it("doubles from the base delay up to the cap, jittered within the upper half", () => {
-    const options = { baseDelayMs: 100, maxDelayMs: 500 };
-    expect([1, 2, 3, 4, 5].map((failures) => retryDelayMs(failures, options, () => 0))).to.deep.equal([
-      50, 100, 200, 250, 250,
-    ]);
-    expect([1, 2, 3, 4, 5].map((failures) => retryDelayMs(failures, options, () => 0.999999))).to.deep.equal([
-      100, 200, 400, 500, 500,
-    ]);
-  });
-});
 
 describe("withRetries", () => {
   it("retries a failing handler and resolves once it succeeds, without dead-lettering", async () => {

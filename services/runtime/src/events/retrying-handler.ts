@@ -9,7 +9,7 @@
  * `withRetries`, so the records that can be processed are, and only the one that cannot is
  * dead-lettered.
  */
-import { setTimeout as delay } from "node:timers/promises";
+import { retry, type RetryPolicy } from "../resilience/retry.js";
 import type { BatchHandler, EventHandler, EventRecord } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 import { PermanentEventError } from "./permanent-event-error.js";
@@ -30,20 +30,6 @@ export interface RetryOptions {
   readonly logger?: EventLogger;
   /** Source of jitter in [0, 1); `Math.random` unless a test pins it. */
   readonly random?: () => number;
-}
-
-/**
- * The pause after the `failures`-th failed attempt: exponential (`baseDelayMs · 2^(failures-1)`,
- * capped at `maxDelayMs`) with "equal jitter" — a random point in the upper half — so that
- * consumers failing together do not retry in lockstep, yet every pause keeps a floor.
- */
-export function retryDelayMs(
-  failures: number,
-  options: Pick<RetryOptions, "baseDelayMs" | "maxDelayMs">,
-  random: () => number = Math.random,
-): number {
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
 /**
@@ -106,7 +92,7 @@ export function withBatchRetries(handler: BatchHandler, options: RetryOptions): 
   };
 }
 
-interface RetryPolicy {
+interface HandlerRetryPolicy {
   /**
    * Calls `attempt` until it resolves, pausing after each failure; after `attempts` calls, or
    * at once after a `PermanentEventError`, resolves with `giveUp(lastError)` instead. Rejects
@@ -120,7 +106,12 @@ interface RetryPolicy {
   ): Promise<void>;
 }
 
-function retryPolicy(options: RetryOptions): RetryPolicy {
+/**
+ * Pauses grow exponentially (`baseDelayMs · 2^(failures-1)`, capped at `maxDelayMs`) with
+ * "equal jitter", a random point in the upper half: consumers failing together do not retry in
+ * lockstep, yet every pause keeps a floor.
+ */
+function retryPolicy(options: RetryOptions): HandlerRetryPolicy {
   const { attempts, baseDelayMs, maxDelayMs, logger } = options;
   if (!Number.isSafeInteger(attempts) || attempts < 1) {
     throw new RangeError(`attempts must be a positive integer, got ${attempts}`);
@@ -128,28 +119,30 @@ function retryPolicy(options: RetryOptions): RetryPolicy {
   if (!(baseDelayMs >= 0) || !(maxDelayMs >= baseDelayMs)) {
     throw new RangeError(`need 0 <= baseDelayMs <= maxDelayMs, got ${baseDelayMs} and ${maxDelayMs}`);
   }
+  const policy: RetryPolicy = {
+    maxAttempts: attempts,
+    backoff: { initialMs: baseDelayMs, maxMs: maxDelayMs, jitter: "equal" },
+  };
   const random = options.random ?? Math.random;
   return {
     async run(attempt, giveUp, subject, signal) {
-      for (let failures = 1; ; failures += 1) {
+      signal.throwIfAborted();
+      try {
+        await retry(attempt, {
+          ...policy,
+          signal,
+          random,
+          retryable: (error) => !signal.aborted && !(error instanceof PermanentEventError),
+          onRetry: (error, failures, pauseMs) =>
+            logger?.warn(
+              { err: error, ...subject, attempt: failures, retryInMs: pauseMs },
+              "event handler failed, retrying",
+            ),
+        });
+      } catch (error) {
+        // A closing subscription: the bus redelivers the record, so nothing is dead-lettered.
         signal.throwIfAborted();
-        try {
-          await attempt();
-          return;
-        } catch (error) {
-          signal.throwIfAborted();
-          if (error instanceof PermanentEventError || failures >= attempts) {
-            await giveUp(error);
-            return;
-          }
-          const pauseMs = retryDelayMs(failures, { baseDelayMs, maxDelayMs }, random);
-          logger?.warn(
-            { err: error, ...subject, attempt: failures, retryInMs: pauseMs },
-            "event handler failed, retrying",
-          );
-          // Only an abort ends the pause early; the loop's check then rejects with its reason.
-          await delay(pauseMs, undefined, { signal }).catch(() => undefined);
-        }
+        await giveUp(error);
       }
     },
   };

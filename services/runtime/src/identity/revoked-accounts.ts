@@ -11,6 +11,7 @@
  * the database (every replica re-reads it each `pollIntervalMs`, 1 s in a service process), so every replica refuses a
  * deleted account's tokens within about a poll interval of the event's arrival.
  */
+import { createPeriodicTask, type PeriodicTask } from "../background/periodic-task.js";
 import { startConsumer } from "../events/event-consumer.js";
 import type { EventBus, Subscription } from "../events/event-bus.js";
 import type { EventLogger } from "../events/event-logger.js";
@@ -69,10 +70,21 @@ export async function createRevocationFeed(options: RevocationFeedOptions): Prom
   const known = new Set<number>();
   const deletedType = eventContract(UserDeletedSchema).type;
   let subscription: Subscription | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  // One read at a time, however slow the store: the runtime's periodic task never overlaps.
+  const poll: PeriodicTask | undefined =
+    options.pollIntervalMs === undefined
+      ? undefined
+      : createPeriodicTask({
+          intervalMs: options.pollIntervalMs,
+          run: load,
+          logger: options.logger,
+          failureMessage: "could not re-read revoked accounts; the next poll retries",
+          recoveryMessage: "re-reading revoked accounts works again",
+        });
 
-  async function load(): Promise<void> {
-    for (const account of await revoked.find({})) known.add(account._id);
+  async function load(signal?: AbortSignal): Promise<void> {
+    for (const account of await revoked.find({}, signal === undefined ? {} : { signal }))
+      known.add(account._id);
   }
 
   return {
@@ -100,22 +112,11 @@ export async function createRevocationFeed(options: RevocationFeedOptions): Prom
           known.add(event.userId);
         },
       });
-      if (options.pollIntervalMs === undefined) return;
-      let loading = false;
-      timer = setInterval(() => {
-        if (loading) return; // a slow store: one read at a time
-        loading = true;
-        load()
-          .catch((error: unknown) =>
-            options.logger.warn({ err: error }, "could not re-read revoked accounts; the next poll retries"),
-          )
-          .finally(() => (loading = false));
-      }, options.pollIntervalMs);
-      timer.unref();
+      poll?.start();
     },
 
     async stop() {
-      clearInterval(timer);
+      await poll?.stop();
       await subscription?.close();
     },
   };

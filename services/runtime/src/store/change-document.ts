@@ -3,8 +3,8 @@
  * content, and compare-and-set it by version (`Collection.swap`), retrying against concurrent
  * writers with one policy (ADR 0036).
  *
- * The policy: at most `maxChangeAttempts` reads and swaps, with a random pause before each
- * retry that doubles up to `maxRetryPauseMs` ("full jitter"). Why a pause at all: on FerretDB
+ * The policy (the runtime's one `retry`): at most `maxChangeAttempts` reads and swaps, with a
+ * random pause before each retry that doubles up to `maxRetryPauseMs` (full jitter). Why a pause at all: on FerretDB
  * a swap first claims the next version with a unique insert and only then writes, so a loser
  * that retries at once finds the winner's claim still in flight and loses again; without a
  * pause the losers of one round spend their attempts against a single winner and load the
@@ -12,8 +12,8 @@
  * answered (409, retry) than held; the bound is far above what the services' contention
  * needs (the tests run 30 writers on one document on FerretDB).
  */
-import { setTimeout as delay } from "node:timers/promises";
 import { conflict } from "../errors/domain-error.js";
+import { retry, type RetryPolicy } from "../resilience/retry.js";
 import type { Collection, VersionedDocument } from "./document-store.js";
 
 /** What a decision returns to leave the document as it is (nothing is written). */
@@ -24,6 +24,18 @@ export type Unchanged = typeof unchanged;
 export const maxChangeAttempts = 50;
 /** Cap of the random pause between attempts, in milliseconds. */
 export const maxRetryPauseMs = 50;
+
+/**
+ * Not cut short by the caller's signal: the read that follows a pause honours it (with the
+ * signal's own reason).
+ */
+const contentionPolicy: RetryPolicy = {
+  maxAttempts: maxChangeAttempts,
+  backoff: { initialMs: 1, maxMs: maxRetryPauseMs, jitter: "full" },
+};
+
+/** Thrown by an attempt whose swap another writer won: the one failure worth retrying. */
+const lostRace = new Error("another writer changed the document first");
 
 /** Raised when a change lost `maxChangeAttempts` compare-and-sets in a row (409). */
 export const contentionMessage = "the resource is being changed concurrently; retry";
@@ -52,22 +64,20 @@ export async function changeDocument<T extends VersionedDocument>(
   signal?: AbortSignal,
   known?: T,
 ): Promise<ChangeOutcome<T> | undefined> {
-  for (let attempt = 0; attempt < maxChangeAttempts; attempt++) {
-    if (attempt > 0) await retryPause(attempt);
-    const current = attempt === 0 && known !== undefined ? known : await collection.get(id, signal);
-    if (current === undefined) return undefined;
-    const decided = decide(current);
-    if (decided === unchanged) return { doc: current, changed: false };
-    const next = { ...decided, _v: current._v + 1 };
-    if (await collection.swap(next, current._v, signal)) return { doc: next, changed: true };
+  try {
+    return await retry(
+      async (attempt) => {
+        const current = attempt === 1 && known !== undefined ? known : await collection.get(id, signal);
+        if (current === undefined) return undefined;
+        const decided = decide(current);
+        if (decided === unchanged) return { doc: current, changed: false };
+        const next = { ...decided, _v: current._v + 1 };
+        if (await collection.swap(next, current._v, signal)) return { doc: next, changed: true };
+        throw lostRace;
+      },
+      { ...contentionPolicy, retryable: (error) => error === lostRace },
+    );
+  } catch (error) {
+    throw error === lostRace ? conflict(contentionMessage) : error;
   }
-  throw conflict(contentionMessage);
-}
-
-/**
- * Full jitter: a random pause up to 1, 2, 4, … ms, capped at `maxRetryPauseMs`. Not cut short
- * by the signal: the read that follows honours it (with the signal's own reason).
- */
-function retryPause(attempt: number): Promise<void> {
-  return delay(Math.random() * Math.min(maxRetryPauseMs, 2 ** (attempt - 1)));
 }

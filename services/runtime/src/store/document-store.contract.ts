@@ -15,6 +15,7 @@ import {
   type StoreProvider,
   type VersionedDocument,
 } from "./document-store.js";
+import { rejectionOf } from "../testing/rejection.js";
 
 /** What an adapter's spec provides to run the contract. */
 export interface ContractTarget {
@@ -82,16 +83,6 @@ const catalogue: readonly Item[] = [
 function defined<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`expected ${what}`);
   return value;
-}
-
-/** The error a promise rejects with; fails if it fulfils. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection, but the promise fulfilled");
 }
 
 async function expectDuplicateKey(promise: Promise<unknown>, collection: string, key: string): Promise<void> {

@@ -3,6 +3,7 @@
  * without opening a socket (testable in memory).
  */
 import { createClient } from "@connectrpc/connect";
+import { createPeriodicTask } from "@commerce/runtime/background/periodic-task.js";
 import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
 import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
@@ -56,7 +57,15 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     clock: ctx.clock,
     logger: ctx.logger,
   });
-  let sweeper: NodeJS.Timeout | undefined;
+  const sweeper = createPeriodicTask({
+    intervalMs: 60_000,
+    run: async () => {
+      await throttle.sweep(ctx.clock());
+    },
+    logger: ctx.logger,
+    failureMessage: "login attempt sweep failed",
+    recoveryMessage: "login attempt sweep works again",
+  });
   return {
     name: "auth",
     services: [AuthService, AccountService],
@@ -66,17 +75,12 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     },
     async start() {
       outbox.start();
-      sweeper = setInterval(() => {
-        throttle
-          .sweep(ctx.clock())
-          .catch((error: unknown) => ctx.logger.warn({ err: error }, "login attempt sweep failed"));
-      }, 60_000);
-      sweeper.unref();
+      sweeper.start();
       const admin = options.admin;
       if (admin !== undefined) await accounts.ensureAdmin(admin.email, admin.password);
     },
     async stop() {
-      clearInterval(sweeper);
+      await sweeper.stop();
       await outbox.stop();
       await hasher.close();
     },

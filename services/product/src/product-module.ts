@@ -4,6 +4,7 @@
  * and interrupted bulk creations.
  */
 import { createClient } from "@connectrpc/connect";
+import { createPeriodicTask } from "@commerce/runtime/background/periodic-task.js";
 import type { Subscription } from "@commerce/runtime/events/event-bus.js";
 import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
 import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
@@ -76,20 +77,17 @@ export async function buildProductService(
     ttlMs: settings.reservationTtlMs,
   });
 
-  let timer: NodeJS.Timeout | undefined;
   let placedOrders: Subscription | undefined;
-  let sweeping: Promise<void> | undefined;
-  const sweep = (): void => {
-    if (sweeping !== undefined) return; // passes never overlap
-    sweeping = (async () => {
+  const sweeper = createPeriodicTask({
+    intervalMs: settings.sweepIntervalMs,
+    run: async () => {
       await reservations.sweep();
       await bulk.finishStaleBatches();
-    })()
-      .catch((error: unknown) =>
-        ctx.logger.warn({ err: error }, "product sweep failed; retrying next period"),
-      )
-      .finally(() => (sweeping = undefined));
-  };
+    },
+    logger: ctx.logger,
+    failureMessage: "product sweep failed; retrying next period",
+    recoveryMessage: "product sweep works again",
+  });
 
   return {
     name: "product",
@@ -108,13 +106,11 @@ export async function buildProductService(
         handler: createOrderPlacedConsumer(reservations),
         logger: ctx.logger,
       });
-      timer = setInterval(sweep, settings.sweepIntervalMs);
-      timer.unref();
+      sweeper.start();
     },
     async stop() {
-      clearInterval(timer);
       await placedOrders?.close();
-      await sweeping;
+      await sweeper.stop();
       await outbox.stop();
     },
   };
