@@ -111,6 +111,9 @@ describe("the chart's Envoy pod", function () {
   it("is a configuration Envoy accepts, read from the files its volumes mount, with its own arguments", async () => {
     const config = await validatePod(await renderChart(await ensureHelm(), release, "default"), "untraced");
     expect(config).not.to.include("envoy.tracers.opentelemetry");
+    // The tracer's lines of the one committed file are dropped, not left as comments.
+    expect(config).not.to.include("#traced#");
+    expect(config).not.to.include("opentelemetry_collector");
   });
 
   it("with otel.endpoint, traces otel.sampleRatio of the requests into that collector as commerce-edge, and Envoy accepts it", async () => {
@@ -138,6 +141,7 @@ describe("the chart's Envoy pod", function () {
       { name: "OTEL_TRACES_SAMPLER_ARG", value: "0.1" },
     ]);
     expect(config).not.to.include("__OTLP_");
+    expect(config).not.to.include("#traced#");
   });
 
   it("with envoy.cors, lets the browser apps of those origins call the API, and Envoy accepts it", async () => {
