@@ -3,7 +3,7 @@
  * each is a `LocalServer` declaration of its specifics (how it is installed, configured,
  * started and probed), and this file starts any of them the same way, whether it is the shared
  * instance `npm run infra:up` leaves running (infra-component.ts) or a private instance of one
- * test run (private-server.ts).
+ * test run (private-server.ts). ADR 0072.
  *
  * An instance lives in one directory: its configuration, its data (under `data/` where it keeps
  * any), and `<name>.log`, its standard output and error, replaced at every start so that its

@@ -1,6 +1,6 @@
 /**
  * The platform's one way to run work in the background: a pass, then a pause, then the next
- * pass, for as long as the service runs (sweepers, pollers, the outbox relay).
+ * pass, for as long as the service runs (sweepers, pollers, the outbox relay; ADR 0086).
  *
  * What every such loop needs and gets here once:
  * - passes never overlap: one loop runs them, so a slow pass delays the next instead of racing it;

@@ -2,7 +2,7 @@
  * The platform's one retry policy: call an operation again after a failure that may pass, with
  * an exponential, capped, jittered pause between calls (backoff.ts), until it succeeds, fails
  * for good, runs out of attempts or of time, or its caller gives up. Each site states its
- * numbers and which failures are worth another call; none writes the loop again.
+ * numbers and which failures are worth another call; none writes the loop again (ADR 0085).
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { backoffPauseMs, checkBackoff, type Backoff } from "./backoff.js";

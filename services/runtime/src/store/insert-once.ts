@@ -1,5 +1,5 @@
 /**
- * An insert that must happen once, and whose failure must be settled, not guessed at.
+ * An insert that must happen once, and whose failure must be settled, not guessed at (ADR 0087).
  *
  * An insert can fail without saying what happened: its acknowledgement lost (a timeout, a
  * dropped connection) while the write landed, or a driver's own retry of it answering "duplicate
