@@ -23,8 +23,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { paymentSignature, webhookSignature } from "@commerce/payment/gateway/signatures.js";
 import { startFakeGateway, type FakeGateway } from "@commerce/payment/testing/fake-gateway-server.js";
-import { jsonOk, sendJson } from "../../scripts/testing/loopback-json.js";
-import { startPlatformProcess, type PlatformProcess } from "../../scripts/testing/platform-process.js";
+import { jsonOk, sendJson } from "#testing/loopback-json.js";
+import { startPlatformProcess, type PlatformProcess } from "#testing/platform-process.js";
 import { pollUntil } from "../acceptance/support/polling.js";
 
 const admin = { email: "admin@payment-crash.test", password: "payment-crash-admin-password" };

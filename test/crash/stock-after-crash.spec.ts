@@ -17,8 +17,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { sendJson } from "../../scripts/testing/loopback-json.js";
-import { startPlatformProcess, type PlatformProcess } from "../../scripts/testing/platform-process.js";
+import { sendJson } from "#testing/loopback-json.js";
+import { startPlatformProcess, type PlatformProcess } from "#testing/platform-process.js";
 
 const ttlSeconds = 3;
 const boundMs = (ttlSeconds + 30) * 1000;

@@ -22,7 +22,7 @@ import { createLogger } from "@commerce/runtime/logging/logger.js";
 import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
 import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
 import { rawExchange } from "@commerce/runtime/testing/raw-http-exchange.js";
-import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
+import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "#envoy/envoy-process.js";
 import {
   Code,
   internalDetail,

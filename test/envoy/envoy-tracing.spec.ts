@@ -8,11 +8,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
-import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
-import { edgeServiceName, otlpExportOf } from "../../envoy/src/tracing.js";
-import { startJaeger, type JaegerInstance } from "../../scripts/infra/jaeger.js";
-import { spansOfTrace, type TracedSpan } from "../../scripts/infra/jaeger-query.js";
-import { waitUntil } from "../../scripts/infra/processes.js";
+import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "#envoy/envoy-process.js";
+import { edgeServiceName, otlpExportOf } from "#envoy/tracing.js";
+import { startJaeger, type JaegerInstance } from "#infra/jaeger.js";
+import { spansOfTrace, type TracedSpan } from "#infra/jaeger-query.js";
+import { waitUntil } from "#infra/processes.js";
 import { startRecordingUpstream, type RecordingUpstream } from "./support/recording-upstream.js";
 
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;

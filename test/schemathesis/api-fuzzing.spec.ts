@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureApiTestTools, type ApiTestTools } from "../../scripts/testing/schemathesis.js";
+import { ensureApiTestTools, type ApiTestTools } from "#testing/schemathesis.js";
 import { adminLogin, registeredUser } from "../acceptance/support/accounts.js";
 import { acceptanceEnvironment } from "../acceptance/support/environment.js";
 

@@ -17,7 +17,7 @@ import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/produc
 import { Health } from "@commerce/runtime/gen/grpc/health/v1/health_pb.js";
 import { ServerReflection } from "@commerce/runtime/gen/grpc/reflection/v1/reflection_pb.js";
 import { ServerReflection as ServerReflectionV1alpha } from "@commerce/runtime/gen/grpc/reflection/v1alpha/reflection_pb.js";
-import { ensureGrpcurl } from "../../scripts/testing/grpcurl.js";
+import { ensureGrpcurl } from "#testing/grpcurl.js";
 import {
   asEdge,
   asPeer,

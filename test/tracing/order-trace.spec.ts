@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
-import { spansOfService, spansOfTrace, type TracedSpan } from "../../scripts/infra/jaeger-query.js";
+import { spansOfService, spansOfTrace, type TracedSpan } from "#infra/jaeger-query.js";
 import { registeredUser, type TestUser } from "../acceptance/support/accounts.js";
 import { api } from "../acceptance/support/api.js";
 import { createdProduct } from "../acceptance/support/catalog.js";

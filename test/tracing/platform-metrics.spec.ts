@@ -6,7 +6,7 @@
  * already; replicas are summed (each replica is its own `instance`).
  */
 import { expect } from "chai";
-import { scrapePrometheus, sumOf, type PrometheusSample } from "../../scripts/infra/prometheus-text.js";
+import { scrapePrometheus, sumOf, type PrometheusSample } from "#infra/prometheus-text.js";
 import { registeredUser } from "../acceptance/support/accounts.js";
 import { api } from "../acceptance/support/api.js";
 import { createdProduct } from "../acceptance/support/catalog.js";
