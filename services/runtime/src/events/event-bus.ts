@@ -44,6 +44,27 @@ export interface EventRecord {
   readonly deadLetter?: DeadLetterInfo;
 }
 
+/** The fields of a record, its optional ones possibly undefined (as a decoder finds them). */
+export type EventRecordFields = {
+  readonly [K in keyof EventRecord]-?: undefined extends EventRecord[K]
+    ? EventRecord[K] | undefined
+    : EventRecord[K];
+};
+
+/**
+ * A record of these fields, the optional ones left out where undefined: the one way a decoder
+ * (a Kafka message, a line of the embedded log) makes a record.
+ */
+export function eventRecord(fields: EventRecordFields): EventRecord {
+  const { traceparent, tracestate, deadLetter, ...required } = fields;
+  return {
+    ...required,
+    ...(traceparent === undefined ? {} : { traceparent }),
+    ...(tracestate === undefined ? {} : { tracestate }),
+    ...(deadLetter === undefined ? {} : { deadLetter }),
+  };
+}
+
 /** Where and why a record was given up on (see `withRetries` and `createDeadLetterPublisher`). */
 export interface DeadLetterInfo {
   /** The consumer group that gave up. */

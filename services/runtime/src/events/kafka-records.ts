@@ -14,7 +14,7 @@
  *
  * Plain shapes only (no client types), so the mapping outlives a change of Kafka client.
  */
-import type { DeadLetterInfo, EventRecord } from "./event-bus.js";
+import { eventRecord, type DeadLetterInfo, type EventRecord } from "./event-bus.js";
 
 /** The header names, in one place for the adapter and for tests reading the wire. */
 export const kafkaHeaders = {
@@ -111,7 +111,7 @@ export function fromKafkaMessage(topic: string, message: KafkaIncomingMessage): 
   }
   if (subject === undefined) return { ok: false, reason: "the record has neither ce_subject nor a key" };
 
-  const record: { -readonly [K in keyof EventRecord]: EventRecord[K] } = {
+  const record = eventRecord({
     id,
     type,
     source,
@@ -119,13 +119,10 @@ export function fromKafkaMessage(topic: string, message: KafkaIncomingMessage): 
     subject,
     topic,
     data,
-  };
-  const traceparent = header(kafkaHeaders.traceparent);
-  if (traceparent !== undefined) record.traceparent = traceparent;
-  const tracestate = header(kafkaHeaders.tracestate);
-  if (tracestate !== undefined) record.tracestate = tracestate;
-  const deadLetter = deadLetterOf(header);
-  if (deadLetter !== undefined) record.deadLetter = deadLetter;
+    traceparent: header(kafkaHeaders.traceparent),
+    tracestate: header(kafkaHeaders.tracestate),
+    deadLetter: deadLetterOf(header),
+  });
   return { ok: true, record };
 }
 

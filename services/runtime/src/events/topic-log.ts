@@ -15,7 +15,7 @@
  */
 import { mkdir, open, readFile, readdir, stat, truncate, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import type { DeadLetterInfo, EventRecord } from "./event-bus.js";
+import { eventRecord, type DeadLetterInfo, type EventRecord } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
 
 export interface TopicLogOptions {
@@ -73,7 +73,9 @@ export function normalizeEventRecord(value: unknown): EventRecord | undefined {
   ) {
     return undefined;
   }
-  const record: { -readonly [K in keyof EventRecord]: EventRecord[K] } = {
+  const info = deadLetter === undefined ? undefined : normalizeDeadLetter(deadLetter);
+  if (deadLetter !== undefined && info === undefined) return undefined;
+  return eventRecord({
     id,
     type,
     source,
@@ -81,15 +83,10 @@ export function normalizeEventRecord(value: unknown): EventRecord | undefined {
     subject,
     topic,
     data,
-  };
-  if (traceparent !== undefined) record.traceparent = traceparent;
-  if (tracestate !== undefined) record.tracestate = tracestate;
-  if (deadLetter !== undefined) {
-    const info = normalizeDeadLetter(deadLetter);
-    if (info === undefined) return undefined;
-    record.deadLetter = info;
-  }
-  return record;
+    traceparent,
+    tracestate,
+    deadLetter: info,
+  });
 }
 
 function normalizeDeadLetter(value: unknown): DeadLetterInfo | undefined {
