@@ -46,7 +46,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["**/testing/*", "@commerce/runtime/testing/*"],
+              group: ["**/testing/*", "@commerce/*/testing"],
               message: "test support is for specs only",
             },
           ],

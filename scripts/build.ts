@@ -3,7 +3,8 @@
  *   1. regenerates code from proto/ when stale;
  *   2. compiles services/, the runtime's generated code and embedded/ to `.build/dist`, a tree
  *      that mirrors the repository (services/product/src/main.ts → .../main.js), so the
- *      workspaces' `exports` ("./*" → "./src/*") resolve to the compiled files unchanged;
+ *      workspaces' `exports` (each entry → a `./src/...js` file) resolve to the compiled files
+ *      unchanged;
  *   3. copies the package.json of every workspace production runs, and the lockfile, beside
  *      them, so `npm ci --omit=dev` in a copy of `.build/dist` installs exactly the production
  *      dependencies (what an image does);

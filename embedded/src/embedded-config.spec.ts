@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ConfigError, parseDuration } from "@commerce/runtime/config/env-reader.js";
+import { ConfigError, parseDuration } from "@commerce/runtime/config";
 import { loadEmbeddedConfig } from "./embedded-config.js";
 import type { SecretSource } from "./local-secrets.js";
 

@@ -4,34 +4,25 @@
  * processes use. What a cluster must set but a laptop need not (the token key, the edge and peer
  * credentials, an admin account) is generated once and kept under `DATA_DIR/secrets` when unset.
  */
-import { authSettings, readAuthSettings, type AuthSettings } from "@commerce/auth/auth-settings.js";
+import { authSettings, readAuthSettings, type AuthSettings } from "@commerce/auth";
+import { readAnalyticsStoreSettings, type AnalyticsStoreSettings } from "@commerce/runtime/analytics";
+import { paymentSettings, readPaymentSettings, type PaymentSettings } from "@commerce/payment";
+import { readProductSettings, type ProductOptions } from "@commerce/product";
 import {
-  readAnalyticsStoreSettings,
-  type AnalyticsStoreSettings,
-} from "@commerce/runtime/analytics/analytics-store-settings.js";
-import {
-  paymentSettings,
-  readPaymentSettings,
-  type PaymentSettings,
-} from "@commerce/payment/payment-settings.js";
-import { readProductSettings } from "@commerce/product/product-settings.js";
-import type { ProductOptions } from "@commerce/product/product-module.js";
-import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
-import { declareSettings, type Setting } from "@commerce/runtime/config/setting.js";
-import { readCorsSettings, type CorsSettings } from "@commerce/edge/cors-settings.js";
-import {
+  EnvReader,
+  type Env,
+  declareSettings,
+  type Setting,
   dataSettings,
   infraSettings,
   readInfraSettings,
   readProcessSettings,
   type InfraSettings,
   type ProcessSettings,
-} from "@commerce/runtime/config/process-settings.js";
-import {
-  readTelemetrySettings,
-  type TelemetrySettings,
-} from "@commerce/runtime/telemetry/telemetry-settings.js";
-import { minSecretLength, trustSettings } from "@commerce/runtime/identity/trust-settings.js";
+} from "@commerce/runtime/config";
+import { readCorsSettings, type CorsSettings } from "@commerce/edge";
+import { readTelemetrySettings, type TelemetrySettings } from "@commerce/runtime/telemetry";
+import { minSecretLength, trustSettings } from "@commerce/runtime/identity";
 import {
   fileSecrets,
   generateHeaderSecret,

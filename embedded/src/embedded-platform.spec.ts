@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
-import { peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
+import { peerCredentialHeader } from "@commerce/runtime/identity";
+import { createLogger } from "@commerce/runtime/logging";
 import { loadEmbeddedConfig } from "./embedded-config.js";
 import { startPlatform, type RunningPlatform } from "./embedded-platform.js";
 

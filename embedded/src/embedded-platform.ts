@@ -11,40 +11,45 @@
  */
 import type { DescService } from "@bufbuild/protobuf";
 import { join } from "node:path";
-import { buildAnalyticsProcessor } from "@commerce/analytics/processor/processor-module.js";
-import { buildAnalyticsService } from "@commerce/analytics/analytics-module.js";
-import { buildAuthService } from "@commerce/auth/auth-module.js";
-import { createPublicSite, readPublicSiteFiles } from "@commerce/edge/public-site.js";
-import { createEdge } from "@commerce/edge/edge.js";
-import { createTokenVerifier } from "@commerce/edge/token-verifier.js";
-import { buildNotificationService } from "@commerce/notification/notification-module.js";
-import { buildOrderService } from "@commerce/order/order-module.js";
-import { buildPaymentService } from "@commerce/payment/payment-module.js";
-import { buildProductService } from "@commerce/product/product-module.js";
-import { buildUserService } from "@commerce/user/user-module.js";
-import { openAnalyticsStore } from "@commerce/runtime/analytics/analytics-store-settings.js";
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { openPlatformBus } from "@commerce/runtime/events/platform-bus.js";
+import { buildAnalyticsProcessor } from "@commerce/analytics/processor";
+import { buildAnalyticsService } from "@commerce/analytics";
+import { buildAuthService } from "@commerce/auth";
+import { createPublicSite, readPublicSiteFiles, createEdge, createTokenVerifier } from "@commerce/edge";
+import { buildNotificationService } from "@commerce/notification";
+import { buildOrderService } from "@commerce/order";
+import { buildPaymentService } from "@commerce/payment";
+import { buildProductService } from "@commerce/product";
+import { buildUserService } from "@commerce/user";
+import { openAnalyticsStore, type AnalyticsStore } from "@commerce/runtime/analytics";
+import { openPlatformBus } from "@commerce/runtime/events";
 import {
   createRequestTrust,
   peerCredentialHeader,
   sha256,
-} from "@commerce/runtime/identity/request-trust.js";
-import { createRevocationFeed } from "@commerce/runtime/identity/revoked-accounts.js";
-import type { Logger } from "@commerce/runtime/logging/logger.js";
-import { createDualProtocolServer } from "@commerce/runtime/server/dual-protocol-server.js";
-import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
-import type { StoreProvider } from "@commerce/runtime/store/document-store.js";
-import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
-import { createMongoStoreProvider } from "@commerce/runtime/store/mongo-store.js";
-import { systemClock, type Clock } from "@commerce/runtime/time/wall-clock.js";
-import { withClientSpans } from "@commerce/runtime/telemetry/rpc-client-spans.js";
-import { serverTelemetryByService } from "@commerce/runtime/telemetry/rpc-server-spans.js";
-import { withStoreSpans } from "@commerce/runtime/telemetry/store-spans.js";
-import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/telemetry.js";
-import { withCredential } from "@commerce/runtime/transport/credential-transport.js";
-import { createLazyTransport } from "@commerce/runtime/transport/lazy-transport.js";
+  createRevocationFeed,
+} from "@commerce/runtime/identity";
+import type { Logger } from "@commerce/runtime/logging";
+import {
+  createDualProtocolServer,
+  createServiceHost,
+  type ServiceHost,
+  type ServiceContext,
+  type ServiceModule,
+} from "@commerce/runtime/server";
+import {
+  type StoreProvider,
+  createEmbeddedStoreProvider,
+  createMongoStoreProvider,
+} from "@commerce/runtime/store";
+import { systemClock, type Clock } from "@commerce/runtime/time";
+import {
+  withClientSpans,
+  serverTelemetryByService,
+  withStoreSpans,
+  startTelemetry,
+  type Telemetry,
+} from "@commerce/runtime/telemetry";
+import { withCredential, createLazyTransport } from "@commerce/runtime/transport";
 import type { EmbeddedConfig } from "./embedded-config.js";
 
 export interface RunningPlatform {

@@ -9,8 +9,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startKafka, type KafkaInstance } from "../../scripts/infra/kafka.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+import { createLogger } from "@commerce/runtime/logging";
+import { eventually } from "@commerce/runtime/testing";
 import { loadEmbeddedConfig } from "./embedded-config.js";
 import { startPlatform, type RunningPlatform } from "./embedded-platform.js";
 

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+import { eventually } from "@commerce/runtime/testing";
 
 const root = join(import.meta.dirname, "..", "..");
 

@@ -2,9 +2,9 @@
  * `npm start`: the whole platform in one process. Reads the environment once, starts, prints
  * where it listens and how to log in as admin, and shuts down gracefully on SIGINT/SIGTERM.
  */
-import { ConfigError } from "@commerce/runtime/config/env-reader.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { shutdownOnSignals } from "@commerce/runtime/server/shutdown-on-signals.js";
+import { ConfigError } from "@commerce/runtime/config";
+import { createLogger } from "@commerce/runtime/logging";
+import { shutdownOnSignals } from "@commerce/runtime/server";
 import { loadEmbeddedConfig } from "./embedded-config.js";
 import { startPlatform } from "./embedded-platform.js";
 

@@ -17,7 +17,7 @@
  * their refusals (401, 400, 413 ...) come back through it with the headers.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { corsExposedHeaders, corsRequestHeaders, type CorsSettings } from "@commerce/edge/cors-settings.js";
+import { corsExposedHeaders, corsRequestHeaders, type CorsSettings } from "@commerce/edge";
 
 /**
  * The CORS settings as Envoy's configuration takes them. A string in place of a list or number

@@ -5,10 +5,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { internalServices, publicServices } from "@commerce/runtime/contract/contract-services.js";
-import { Access, methodContract } from "@commerce/runtime/contract/method-contract.js";
-import { createRouteTable } from "@commerce/edge/route-table.js";
-import { readPublicSiteFiles } from "@commerce/edge/public-site.js";
+import { internalServices, publicServices, Access, methodContract } from "@commerce/runtime/contract";
+import { createRouteTable } from "@commerce/edge/rest-mapping";
+import { readPublicSiteFiles } from "@commerce/edge";
 import { ensureEnvoy } from "../../scripts/infra/envoy.js";
 import {
   buildDescriptorSet,

@@ -23,13 +23,13 @@
  */
 import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { stringify } from "yaml";
-import { noCors } from "@commerce/edge/cors-settings.js";
-import { createRouteTable, type Route } from "@commerce/edge/route-table.js";
+import { noCors } from "@commerce/edge";
+import { createRouteTable, type Route } from "@commerce/edge/rest-mapping";
 import type { Contract } from "../../scripts/codegen/contract-descriptors.js";
 import { corsFilters, corsVirtualHostConfig, varyOnOrigin } from "./cors.js";
 import { deploymentOf } from "../../scripts/codegen/contract-descriptors.js";
 import { siteDeployment, validateEnvoyOptions, type EnvoyOptions, type HostPort } from "./envoy-options.js";
-import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server/protocol-refusals.js";
+import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server";
 import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
 import { queryMethodRefusals } from "./query-refusals.js";
 import { bearerFilterSource, restFilterSources } from "./lua-source.js";

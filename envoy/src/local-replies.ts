@@ -7,14 +7,15 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
-import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
+import { errorBodyFromConnectError } from "@commerce/edge/rest-mapping";
 import {
+  errorBody,
+  type ErrorBody,
   malformedRequest,
   requestHeadTooLarge,
   requestTimeout,
   upgradeRefused,
-} from "@commerce/runtime/server/protocol-refusals.js";
+} from "@commerce/runtime/server";
 
 /** The request body limit of both edges. */
 export const maxRequestBytes = 1024 * 1024;

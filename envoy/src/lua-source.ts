@@ -6,9 +6,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
-import { maxJsonDepth, tooDeepMessage } from "@commerce/edge/json-depth.js";
-import { numberNotations } from "@commerce/edge/plain-decimal.js";
+import {
+  errorBodyFromConnectError,
+  maxJsonDepth,
+  tooDeepMessage,
+  numberNotations,
+} from "@commerce/edge/rest-mapping";
 import type { MessageSchemas } from "./request-schema.js";
 
 const script = (name: string): string =>

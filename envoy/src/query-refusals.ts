@@ -6,7 +6,7 @@
  * local-reply mapper per path template, in the routes' own match order.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import type { Route } from "@commerce/edge/route-table.js";
+import type { Route } from "@commerce/edge/rest-mapping";
 import { celFilter, mapper, statusIs } from "./local-replies.js";
 import { methodNotAllowedBody, templatesInMatchOrder } from "./rest-routes.js";
 

@@ -8,8 +8,7 @@
  * (the transcoder's and the local edge's) both do.
  */
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { numberKindOf } from "@commerce/edge/plain-decimal.js";
-import type { Route } from "@commerce/edge/route-table.js";
+import { numberKindOf, type Route } from "@commerce/edge/rest-mapping";
 
 /** A field kind as rest-filter.lua reads it (see the legend at the top of that file). */
 export type FieldKind = string;

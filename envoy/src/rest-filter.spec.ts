@@ -7,9 +7,9 @@
  */
 import { expect } from "chai";
 import { SignJWT } from "jose";
-import { notationCases } from "@commerce/edge/notation-cases.js";
-import { errorBody } from "@commerce/runtime/server/error-body.js";
-import { fieldNotation, parameterNotation } from "@commerce/edge/plain-decimal.js";
+import { notationCases } from "@commerce/edge/testing";
+import { errorBody } from "@commerce/runtime/server";
+import { fieldNotation, parameterNotation } from "@commerce/edge/rest-mapping";
 import { startChildServer, type ChildServer } from "../../scripts/bench/child-server.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "./envoy-process.js";
 

@@ -10,14 +10,18 @@
  * service: internal RPCs have no HTTP rule, so no path reaches them.
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { Access } from "@commerce/runtime/contract/method-contract.js";
-import { parsePathTemplate, type TemplateSegment } from "@commerce/edge/path-template.js";
-import type { HttpVerb, Route } from "@commerce/edge/route-table.js";
-import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
+import { Access } from "@commerce/runtime/contract";
+import {
+  parsePathTemplate,
+  type TemplateSegment,
+  type HttpVerb,
+  type Route,
+  bodyBinding,
+  numberKindOfField,
+} from "@commerce/edge/rest-mapping";
+import { errorBody, type ErrorBody } from "@commerce/runtime/server";
 import { corsRefusalConfig } from "./cors.js";
 import { noRouteBody } from "./local-replies.js";
-import { bodyBinding } from "@commerce/edge/body-binding.js";
-import { numberKindOfField } from "@commerce/edge/plain-decimal.js";
 
 /** The route metadata namespace: the REST filter's name (Lua reads metadata under its name). */
 export const restFilterName = "commerce.rest";

@@ -13,7 +13,7 @@
  * Envoy's own replies on them (the site down: 503) keep the JSON error body (local-replies.ts).
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { publicSitePaths } from "@commerce/edge/public-site.js";
+import { publicSitePaths } from "@commerce/edge";
 import { restFilterName, routeTimeoutSeconds } from "./rest-routes.js";
 
 /** The HTTP filters of the API, which have nothing to do on the site's routes. */

@@ -14,15 +14,15 @@
  * platform are left to go idle: after the seed ClickHouse merges its parts for a while, and a
  * load run leaves queries running that its abandoned requests started.
  */
-import { migrateAnalyticsStore } from "@commerce/runtime/analytics/analytics-migrations.js";
 import {
+  migrateAnalyticsStore,
   openAnalyticsStore,
   type AnalyticsStoreSettings,
-} from "@commerce/runtime/analytics/analytics-store-settings.js";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { formatDate } from "@commerce/runtime/time/wall-clock.js";
-import { analyticsMigrations } from "@commerce/analytics/analytics-schema.js";
-import { createStreamProcessor } from "@commerce/analytics/processor/stream-processor.js";
+} from "@commerce/runtime/analytics";
+import type { EventRecord } from "@commerce/runtime/events";
+import { formatDate } from "@commerce/runtime/time";
+import { analyticsMigrations } from "@commerce/analytics";
+import { createStreamProcessor } from "@commerce/analytics/processor";
 import { jsonOk } from "../testing/loopback-json.js";
 import { untilIdle } from "./idle-process.js";
 import { cpuMicros, formatResult, measure, percentile, processCpu } from "./load.js";

@@ -18,17 +18,20 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { buildAnalyticsProcessor, processorGroup } from "@commerce/analytics/processor/processor-module.js";
-import { openAnalyticsStore } from "@commerce/runtime/analytics/analytics-store-settings.js";
-import type { EventBus, EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { eventTopics } from "@commerce/runtime/events/event-topics.js";
-import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
-import { openPlatformBus } from "@commerce/runtime/events/platform-bus.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
-import { systemClock } from "@commerce/runtime/time/wall-clock.js";
-import { noTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
-import { createRoutingTransport } from "@commerce/runtime/transport/routing-transport.js";
+import { buildAnalyticsProcessor, processorGroup } from "@commerce/analytics/processor";
+import { openAnalyticsStore } from "@commerce/runtime/analytics";
+import {
+  type EventBus,
+  type EventRecord,
+  eventTopics,
+  createKafkaBus,
+  openPlatformBus,
+} from "@commerce/runtime/events";
+import { createLogger } from "@commerce/runtime/logging";
+import { createEmbeddedStoreProvider } from "@commerce/runtime/store";
+import { systemClock } from "@commerce/runtime/time";
+import { noTelemetry } from "@commerce/runtime/telemetry";
+import { createRoutingTransport } from "@commerce/runtime/transport";
 import { cpuMicros } from "./load.js";
 import { startProcessorProcess } from "./processor-process.js";
 

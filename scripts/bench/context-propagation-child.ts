@@ -21,7 +21,7 @@ import {
   sampledOut,
   traceContextOf,
   unbindTraceContext,
-} from "@commerce/runtime/telemetry/trace-context.js";
+} from "@commerce/runtime/telemetry";
 import { createHook } from "node:async_hooks";
 
 /** How a request's context reaches its span sites. */

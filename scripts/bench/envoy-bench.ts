@@ -15,7 +15,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { edgeCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
+import { edgeCredentialHeader } from "@commerce/runtime/identity";
 import { startServices } from "../cluster/cluster.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
 import { startPlatformProcess } from "../testing/platform-process.js";

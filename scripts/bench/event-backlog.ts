@@ -11,7 +11,7 @@
  * ones are cancelled much later (CONFIRMED → CANCELLED). Times spread evenly over `spanMs`
  * ending at `end`, ascending with the position in the log.
  */
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
+import type { EventRecord } from "@commerce/runtime/events";
 import {
   deleted,
   loggedIn,

@@ -10,13 +10,15 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createEmbeddedBus } from "@commerce/runtime/events/embedded-bus.js";
-import type { EventBus } from "@commerce/runtime/events/event-bus.js";
-import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
-import type { OutboxCarrier } from "@commerce/runtime/events/outbox.js";
-import { createOutboxRelay } from "@commerce/runtime/events/outbox-relay.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
+import {
+  createEmbeddedBus,
+  type EventBus,
+  createKafkaBus,
+  type OutboxCarrier,
+  createOutboxRelay,
+} from "@commerce/runtime/events";
+import { createLogger } from "@commerce/runtime/logging";
+import { createEmbeddedStoreProvider } from "@commerce/runtime/store";
 import { percentile } from "./load.js";
 
 interface Notification {

@@ -9,11 +9,7 @@
  * Prints its URL on stdout like bare-server.ts.
  */
 import { create, toBinary, toJsonString, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
-import {
-  createDualProtocolServer,
-  type DualRequest,
-  type DualResponse,
-} from "@commerce/runtime/server/dual-protocol-server.js";
+import { createDualProtocolServer, type DualRequest, type DualResponse } from "@commerce/runtime/server";
 import {
   HealthCheckResponse_ServingStatus,
   HealthCheckResponseSchema,

@@ -6,10 +6,8 @@
  * clock) and in its CloudEvents `time`, and belongs to a customer of its own: the bench spreads
  * a history over days and users.
  */
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
-import { formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
+import { type EventRecord, createEventFactory, type OutboxEntry } from "@commerce/runtime/events";
+import { formatTimestamp } from "@commerce/runtime/time";
 import {
   UserDeletedSchema,
   UserLoginSchema,
@@ -28,8 +26,8 @@ import {
   ProductCreatedSchema,
   ProductUpdatedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
-import { newOrderId } from "@commerce/order/order-store.js";
-import { paymentIdOf } from "@commerce/payment/payment-store.js";
+import { newOrderId } from "@commerce/order";
+import { paymentIdOf } from "@commerce/payment";
 
 const auth = createEventFactory("/commerce/auth");
 const orders = createEventFactory("/commerce/order");

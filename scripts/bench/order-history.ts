@@ -11,7 +11,7 @@
  * arrival: every figure reads rows by id and status rank), so a million orders never sit in
  * memory at once.
  */
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
+import type { EventRecord } from "@commerce/runtime/events";
 import { newHistoryOrder, paid, placed, registered, statusUpdated } from "./history-events.js";
 import { between, seededRandom } from "./seeded-random.js";
 

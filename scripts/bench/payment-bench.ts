@@ -17,8 +17,7 @@
  */
 import { Agent, request } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import { createSandboxGateway, type SandboxSecrets } from "@commerce/payment/gateway/sandbox-gateway.js";
-import { paymentSignatureHeader } from "@commerce/payment/payment-handler.js";
+import { createSandboxGateway, type SandboxSecrets, paymentSignatureHeader } from "@commerce/payment";
 import { jsonOk } from "../testing/loopback-json.js";
 import { cpuMicros, formatResult, percentile, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";

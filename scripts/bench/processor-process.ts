@@ -5,7 +5,7 @@
  * once it prints its listening line, which it does after its consumer has started.
  */
 import { randomBytes } from "node:crypto";
-import { sha256 } from "@commerce/runtime/identity/request-trust.js";
+import { sha256 } from "@commerce/runtime/identity";
 import { startServiceProcess } from "../testing/service-process.js";
 
 export interface ProcessorProcessOptions {

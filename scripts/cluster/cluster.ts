@@ -14,8 +14,8 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { corsSettingsOf, type CorsSettingName } from "@commerce/edge/cors-settings.js";
-import { sha256 } from "@commerce/runtime/identity/request-trust.js";
+import { corsSettingsOf, type CorsSettingName } from "@commerce/edge";
+import { sha256 } from "@commerce/runtime/identity";
 import { build, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../../envoy/src/envoy-process.js";

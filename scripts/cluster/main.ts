@@ -31,13 +31,8 @@ import { closeSync, openSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import {
-  fileSecrets,
-  generateHeaderSecret,
-  generateJwtSecret,
-  generatePassword,
-} from "@commerce/embedded/local-secrets.js";
-import { corsSettingNames } from "@commerce/edge/cors-settings.js";
+import { fileSecrets, generateHeaderSecret, generateJwtSecret, generatePassword } from "@commerce/embedded";
+import { corsSettingNames } from "@commerce/edge";
 import { createClickHouseComponent, readClickHouseInfraConfig } from "../infra/clickhouse.js";
 import { createFerretDbComponent } from "../infra/ferretdb.js";
 import { readInfraConfig } from "../infra/infra-config.js";

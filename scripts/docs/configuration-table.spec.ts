@@ -8,11 +8,16 @@ import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { authSettings } from "@commerce/auth/auth-settings.js";
-import { loadEmbeddedConfig } from "@commerce/embedded/embedded-config.js";
-import { ConfigError, EnvReader } from "@commerce/runtime/config/env-reader.js";
-import { serverSettings } from "@commerce/runtime/config/process-settings.js";
-import { isSetting, serviceProcesses, type Setting } from "@commerce/runtime/config/setting.js";
+import { authSettings } from "@commerce/auth";
+import { loadEmbeddedConfig } from "@commerce/embedded";
+import {
+  ConfigError,
+  EnvReader,
+  serverSettings,
+  isSetting,
+  serviceProcesses,
+  type Setting,
+} from "@commerce/runtime/config";
 import { deployableServices } from "../cluster/service-catalog.js";
 import {
   configurationGuideWithTable,

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { serviceProcesses, type Setting, type SettingReader } from "@commerce/runtime/config/setting.js";
+import { serviceProcesses, type Setting, type SettingReader } from "@commerce/runtime/config";
 import { formatMarkdown, withSection, type SectionMarkers } from "./generated-section.js";
 import { settingsCatalog } from "./settings-catalog.js";
 

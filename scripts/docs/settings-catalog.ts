@@ -5,18 +5,17 @@
  * the edge's CORS and the telemetry. configuration-table.spec.ts fails when a module declares a
  * setting this list leaves out.
  */
-import { authSettings } from "@commerce/auth/auth-settings.js";
-import { corsSettings } from "@commerce/edge/cors-settings.js";
-import { embeddedSettings } from "@commerce/embedded/embedded-config.js";
-import { paymentSettings } from "@commerce/payment/payment-settings.js";
-import { productSettings } from "@commerce/product/product-settings.js";
-import { analyticsStoreSettings } from "@commerce/runtime/analytics/analytics-store-settings.js";
-import { dataSettings, infraSettings, serverSettings } from "@commerce/runtime/config/process-settings.js";
-import type { Setting } from "@commerce/runtime/config/setting.js";
-import { trustSettings } from "@commerce/runtime/identity/trust-settings.js";
-import { currencySettings } from "@commerce/runtime/money/currency-setting.js";
-import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
-import { telemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
+import { authSettings } from "@commerce/auth";
+import { corsSettings } from "@commerce/edge";
+import { embeddedSettings } from "@commerce/embedded";
+import { paymentSettings } from "@commerce/payment";
+import { productSettings } from "@commerce/product";
+import { analyticsStoreSettings } from "@commerce/runtime/analytics";
+import { dataSettings, infraSettings, serverSettings, type Setting } from "@commerce/runtime/config";
+import { trustSettings } from "@commerce/runtime/identity";
+import { currencySettings } from "@commerce/runtime/money";
+import { peerAddresses } from "@commerce/runtime/server";
+import { telemetrySettings } from "@commerce/runtime/telemetry";
 
 const declarations: readonly Readonly<Record<string, Setting>>[] = [
   serverSettings,

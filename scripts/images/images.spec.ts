@@ -33,7 +33,7 @@ import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/paymen
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
 import { Health, HealthCheckResponse_ServingStatus } from "@commerce/runtime/gen/grpc/health/v1/health_pb.js";
-import { sha256 } from "@commerce/runtime/identity/request-trust.js";
+import { sha256 } from "@commerce/runtime/identity";
 import { freePorts } from "../cluster/free-ports.js";
 import { deployableServices, type ServiceName } from "../cluster/service-catalog.js";
 import { startClickHouse, type ClickHouseInstance } from "../infra/clickhouse.js";

@@ -19,7 +19,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
-import { correctKafkaJsRequestQueue } from "@commerce/runtime/events/kafkajs-request-queue.js";
+import { correctKafkaJsRequestQueue } from "@commerce/runtime/events";
 import {
   ensureKafkaRuntime,
   kafkaLauncherClass,

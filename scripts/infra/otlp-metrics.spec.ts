@@ -9,12 +9,11 @@ import { expect } from "chai";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EnvReader } from "@commerce/runtime/config/env-reader.js";
-import { startTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
-import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
+import { EnvReader } from "@commerce/runtime/config";
+import { startTelemetry, readTelemetrySettings } from "@commerce/runtime/telemetry";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { createOrderMetrics } from "@commerce/order/order-metrics.js";
-import { tracedProductHost } from "@commerce/runtime/testing/traced-product-host.js";
+import { createOrderMetrics } from "@commerce/order";
+import { tracedProductHost } from "@commerce/runtime/testing";
 import { waitUntil } from "./processes.js";
 import { startJaeger, type JaegerInstance } from "./jaeger.js";
 

@@ -4,6 +4,8 @@
  *     works from are restated in docs/, which is what the code cites), nor a "spec" its reader
  *     does not have (the contract is proto/ and the API description generated from it);
  *   - every npm script runs a file that exists;
+ *   - each workspace exports its named entries, each to a file that exists, never `./*`: a deep
+ *     import into another package is refused (the runtime's generated code, `./gen/*`, aside);
  *   - every production dependency is used by production code (a declared, unused dependency
  *     is weight and attack surface in every image);
  *   - the lockfile names every optional dependency of the packages it holds, so that `npm ci`
@@ -148,6 +150,33 @@ describe("the repository", () => {
         .map((path) => `${name}: ${path}`),
     );
     expect(missing).to.deep.equal([]);
+  });
+
+  it("has each workspace export its named entries, not every file (the runtime's generated code aside)", () => {
+    const { workspaces } = JSON.parse(read("package.json")) as { workspaces: readonly string[] };
+    const folders = workspaces.flatMap((pattern) =>
+      pattern.endsWith("/*")
+        ? readdirSync(join(root, pattern.slice(0, -2)))
+            .map((name) => `${pattern.slice(0, -2)}/${name}`)
+            .filter((folder) => existsSync(join(root, folder, "package.json")))
+        : [pattern],
+    );
+    const problems = folders.flatMap((folder) => {
+      const { name, exports } = JSON.parse(read(`${folder}/package.json`)) as {
+        name: string;
+        exports?: Record<string, string>;
+      };
+      return Object.entries(exports ?? {}).flatMap(([entry, target]) => {
+        if (entry.includes("*"))
+          return name === "@commerce/runtime" && entry === "./gen/*" ? [] : [`${name}: ${entry}`];
+        const source = join(root, folder, target.replace(/\.js$/, ".ts"));
+        return existsSync(source) || existsSync(join(root, folder, target))
+          ? []
+          : [`${name}: ${entry} → ${target}`];
+      });
+    });
+    expect(folders).to.include("services/runtime");
+    expect(problems).to.deep.equal([]);
   });
 
   it("uses every production dependency in production code", () => {

@@ -3,7 +3,7 @@
  * edges (ADR 0007, ADR 0006).
  */
 import { expect } from "chai";
-import { rawExchange, type RawAnswer } from "@commerce/runtime/testing/raw-http-exchange.js";
+import { rawExchange, type RawAnswer } from "@commerce/runtime/testing";
 import { adminLogin, registeredUser, type TestUser } from "./support/accounts.js";
 import { api, type ApiResponse } from "./support/api.js";
 import { createdProduct } from "./support/catalog.js";

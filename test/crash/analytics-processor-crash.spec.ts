@@ -29,9 +29,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { createAnalyticsFigures, type AnalyticsFigures } from "@commerce/analytics/analytics-figures.js";
-import { eventTables } from "@commerce/analytics/analytics-rollups.js";
-import { processorGroup } from "@commerce/analytics/processor/processor-module.js";
+import { createAnalyticsFigures, type AnalyticsFigures, eventTables } from "@commerce/analytics";
+import { processorGroup } from "@commerce/analytics/processor";
 import {
   deleted,
   loggedIn,
@@ -42,15 +41,17 @@ import {
   productCreated,
   registered,
   statusUpdated,
-} from "@commerce/analytics/testing/analytics-events.js";
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { createClickHouseAnalyticsStore } from "@commerce/runtime/analytics/clickhouse-analytics-store.js";
-import { identifier, sql, sqlList } from "@commerce/runtime/analytics/sql.js";
-import type { EventBus, EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { eventTopics } from "@commerce/runtime/events/event-topics.js";
-import { createKafkaBus } from "@commerce/runtime/events/kafka-bus.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { formatDate, formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
+} from "@commerce/analytics/testing";
+import {
+  type AnalyticsStore,
+  createClickHouseAnalyticsStore,
+  identifier,
+  sql,
+  sqlList,
+} from "@commerce/runtime/analytics";
+import { type EventBus, type EventRecord, eventTopics, createKafkaBus } from "@commerce/runtime/events";
+import { createLogger } from "@commerce/runtime/logging";
+import { formatDate, formatTimestamp } from "@commerce/runtime/time";
 import { startClickHouse, type ClickHouseInstance } from "#infra/clickhouse.js";
 import { startKafka, type KafkaInstance } from "#infra/kafka.js";
 import { startServiceProcess, type ServiceProcess } from "#testing/service-process.js";

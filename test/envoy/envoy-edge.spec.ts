@@ -14,14 +14,12 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { SignJWT } from "jose";
 import { ConnectError } from "@connectrpc/connect";
-import { errorBodyFromConnectError } from "@commerce/edge/error-response.js";
-import { createPublicSite, readPublicSiteFiles } from "@commerce/edge/public-site.js";
-import { trustNobody } from "@commerce/runtime/identity/request-trust.js";
-import { noRevokedAccounts } from "@commerce/runtime/identity/revoked-accounts.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
-import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
-import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
-import { rawExchange } from "@commerce/runtime/testing/raw-http-exchange.js";
+import { errorBodyFromConnectError } from "@commerce/edge/rest-mapping";
+import { createPublicSite, readPublicSiteFiles } from "@commerce/edge";
+import { trustNobody, noRevokedAccounts } from "@commerce/runtime/identity";
+import { createLogger } from "@commerce/runtime/logging";
+import { errorBody, type ErrorBody, createServiceHost, type ServiceHost } from "@commerce/runtime/server";
+import { rawExchange } from "@commerce/runtime/testing";
 import { startEnvoyProcess, hostPortOf, type EnvoyProcess } from "#envoy/envoy-process.js";
 import {
   Code,

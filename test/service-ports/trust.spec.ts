@@ -7,7 +7,7 @@
  */
 import { Code, type Client } from "@connectrpc/connect";
 import { expect } from "chai";
-import { codeOf } from "@commerce/runtime/testing/service-harness.js";
+import { codeOf } from "@commerce/runtime/testing";
 import { randomUUID } from "node:crypto";
 import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";

@@ -5,8 +5,8 @@
  * access, body size, faults) and from the method's own refusals written in its contract
  * (`error_statuses` in proto/commerce/options/v1/options.proto).
  */
-import { Access } from "@commerce/runtime/contract/method-contract.js";
-import type { Route } from "@commerce/edge/route-table.js";
+import { Access } from "@commerce/runtime/contract";
+import type { Route } from "@commerce/edge/rest-mapping";
 import type { JsonSchema } from "./json-schema.js";
 
 interface ErrorStatus {

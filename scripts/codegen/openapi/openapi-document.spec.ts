@@ -1,8 +1,7 @@
 import { expect } from "chai";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { Access } from "@commerce/runtime/contract/method-contract.js";
-import { publicServices } from "@commerce/runtime/contract/contract-services.js";
-import { createRouteTable } from "@commerce/edge/route-table.js";
+import { Access, publicServices } from "@commerce/runtime/contract";
+import { createRouteTable } from "@commerce/edge/rest-mapping";
 import { buildDescriptorSet } from "../contract-descriptors.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import { createProtoComments } from "./proto-comments.js";

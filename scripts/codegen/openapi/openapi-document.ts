@@ -7,12 +7,15 @@
  * and links to the operations that take the ids it answers (ADR 0014).
  */
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
-import { Access } from "@commerce/runtime/contract/method-contract.js";
-import { parsePathTemplate } from "@commerce/edge/path-template.js";
-import type { Route } from "@commerce/edge/route-table.js";
-import { maxJsonDepth } from "@commerce/edge/json-depth.js";
-import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server/protocol-refusals.js";
-import { bodyBinding, type BodyBinding } from "@commerce/edge/body-binding.js";
+import { Access } from "@commerce/runtime/contract";
+import {
+  parsePathTemplate,
+  type Route,
+  maxJsonDepth,
+  bodyBinding,
+  type BodyBinding,
+} from "@commerce/edge/rest-mapping";
+import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server";
 import { errorBodySchema, errorResponseRef, errorResponses, errorStatusesOf } from "./error-responses.js";
 import { fieldContract } from "./field-contract.js";
 import { withoutKeywords, type JsonSchema } from "./json-schema.js";

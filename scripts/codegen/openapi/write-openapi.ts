@@ -5,8 +5,8 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { publicServices } from "@commerce/runtime/contract/contract-services.js";
-import { createRouteTable } from "@commerce/edge/route-table.js";
+import { publicServices } from "@commerce/runtime/contract";
+import { createRouteTable } from "@commerce/edge/rest-mapping";
 import { buildDescriptorSet } from "../contract-descriptors.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import { createProtoComments } from "./proto-comments.js";

@@ -7,8 +7,7 @@
  * The SQL keeps to what both ClickHouse 18.16 and chDB run (ADR 0055):
  * no WITH FILL (days without revenue are filled by the reports), no true/false.
  */
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { sql } from "@commerce/runtime/analytics/sql.js";
+import { type AnalyticsStore, sql } from "@commerce/runtime/analytics";
 import { orderStatuses, type OrderStatus } from "./order-statuses.js";
 
 export interface OrderFigures {

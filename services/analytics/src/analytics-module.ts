@@ -3,11 +3,9 @@
  * stream processor (processor/processor-module.ts) writes. Both migrate the schema at start
  * (idempotent), so either may start first.
  */
-import { migrateAnalyticsStore } from "@commerce/runtime/analytics/analytics-migrations.js";
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { createHealthWatch } from "@commerce/runtime/server/health-watch.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
-import { withAnalyticsSpans } from "@commerce/runtime/telemetry/analytics-spans.js";
+import { migrateAnalyticsStore, type AnalyticsStore } from "@commerce/runtime/analytics";
+import { createHealthWatch, type ServiceContext, type ServiceModule } from "@commerce/runtime/server";
+import { withAnalyticsSpans } from "@commerce/runtime/telemetry";
 import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
 import { createAnalyticsFigures } from "./analytics-figures.js";
 import { createAnalyticsHandler } from "./analytics-handler.js";

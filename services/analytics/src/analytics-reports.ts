@@ -3,8 +3,8 @@
  * (analytics-figures.ts), days from the clock in UTC, amounts turned from exact minor units into
  * JSON numbers with at most two decimals only here, at the service's edge.
  */
-import { fromMinorUnitsTotal } from "@commerce/runtime/money/minor-units.js";
-import { formatDate, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import { fromMinorUnitsTotal } from "@commerce/runtime/money";
+import { formatDate, type Clock } from "@commerce/runtime/time";
 import type { AnalyticsFigures, OrderFigures } from "./analytics-figures.js";
 import { revenueRange } from "./revenue-range.js";
 

@@ -21,9 +21,15 @@
  * keeps is complete. (Across processes this leans on their clocks agreeing to the millisecond:
  * see ADR 0057.)
  */
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { identifier, joinSql, sql, sqlList, type Sql } from "@commerce/runtime/analytics/sql.js";
-import { formatDate } from "@commerce/runtime/time/wall-clock.js";
+import {
+  type AnalyticsStore,
+  identifier,
+  joinSql,
+  sql,
+  sqlList,
+  type Sql,
+} from "@commerce/runtime/analytics";
+import { formatDate } from "@commerce/runtime/time";
 
 /** The event tables, by the family of events each holds. */
 export const eventTables = {

@@ -4,9 +4,8 @@
  * the same time, or one that died half-way) changes nothing.
  */
 import { expect } from "chai";
-import { migrateAnalyticsStore, schemaVersion } from "@commerce/runtime/analytics/analytics-migrations.js";
-import { sql } from "@commerce/runtime/analytics/sql.js";
-import { analyticsStoreBackends } from "@commerce/runtime/testing/test-analytics-stores.js";
+import { migrateAnalyticsStore, schemaVersion, sql } from "@commerce/runtime/analytics";
+import { analyticsStoreBackends } from "@commerce/runtime/testing";
 import { createAnalyticsFigures } from "./analytics-figures.js";
 import { analyticsMigrations } from "./analytics-schema.js";
 

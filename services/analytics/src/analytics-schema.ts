@@ -10,8 +10,7 @@
  *
  * Changes come as new migrations: never edit one that has shipped.
  */
-import type { AnalyticsMigration } from "@commerce/runtime/analytics/analytics-migrations.js";
-import { identifier, joinSql, sql } from "@commerce/runtime/analytics/sql.js";
+import { type AnalyticsMigration, identifier, joinSql, sql } from "@commerce/runtime/analytics";
 import { counters, eventTables, rollupTables, sumDays, sumSeconds } from "./analytics-rollups.js";
 
 /** Every table the pipeline fills: what a rebuild empties. */

@@ -5,25 +5,21 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "chai";
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { sql } from "@commerce/runtime/analytics/sql.js";
-import { deadLetterTopic } from "@commerce/runtime/events/dead-letter-publisher.js";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import type { ServiceModule } from "@commerce/runtime/server/service-module.js";
-import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+import { type AnalyticsStore, sql } from "@commerce/runtime/analytics";
+import { deadLetterTopic, type EventRecord } from "@commerce/runtime/events";
+import type { ServiceModule } from "@commerce/runtime/server";
 import {
+  composeModules,
+  eventually,
   codeOf,
   startServiceHarness,
   type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
-import {
   analyticsStoreBackends,
   type TestAnalyticsStore,
-} from "@commerce/runtime/testing/test-analytics-stores.js";
-import { formatDate, formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
+} from "@commerce/runtime/testing";
+import { formatDate, formatTimestamp } from "@commerce/runtime/time";
 import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
+import { createLogger } from "@commerce/runtime/logging";
 import { processorGroup, buildAnalyticsProcessor } from "./processor/processor-module.js";
 import { rebuildAnalytics, rebuildGroup } from "./rebuild/analytics-rebuild.js";
 import { createStreamProcessor } from "./processor/stream-processor.js";

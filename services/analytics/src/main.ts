@@ -1,9 +1,6 @@
 /** The Analytics service as its own process (ADR 0018). */
-import {
-  openAnalyticsStore,
-  readAnalyticsStoreSettings,
-} from "@commerce/runtime/analytics/analytics-store-settings.js";
-import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
+import { openAnalyticsStore, readAnalyticsStoreSettings } from "@commerce/runtime/analytics";
+import { runServiceProcess } from "@commerce/runtime/server";
 import { buildAnalyticsService } from "./analytics-module.js";
 import { withOwnStore } from "./with-own-store.js";
 

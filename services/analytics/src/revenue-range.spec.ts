@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { DomainError } from "@commerce/runtime/errors/domain-error.js";
+import { DomainError } from "@commerce/runtime/errors";
 import { maxRangeDays, revenueRange } from "./revenue-range.js";
 
 function refusal(from: string, to: string, today = "2026-03-15"): string {

@@ -3,7 +3,7 @@
  * days, both ends included. `to` defaults to today and `from` to 29 days before `to` (30 days
  * in all); at most 366 days; `from` after `to`, or a date that is not a calendar day, is 400.
  */
-import { invalid } from "@commerce/runtime/errors/domain-error.js";
+import { invalid } from "@commerce/runtime/errors";
 
 export const defaultRangeDays = 30;
 export const maxRangeDays = 366;

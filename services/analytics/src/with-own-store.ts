@@ -1,5 +1,5 @@
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import type { ServiceModule } from "@commerce/runtime/server/service-module.js";
+import type { AnalyticsStore } from "@commerce/runtime/analytics";
+import type { ServiceModule } from "@commerce/runtime/server";
 
 /**
  * A module built on a store its process opened for it alone: the store closes after the module

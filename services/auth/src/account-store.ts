@@ -2,15 +2,16 @@
  * What the Auth service stores, in its own database: accounts (credentials and role), login
  * attempt slots (for throttling), and documents that only carry events.
  */
-import type { EventCarrierDocument, OutboxCarrier } from "@commerce/runtime/events/outbox.js";
-import type { Role } from "@commerce/runtime/identity/caller.js";
-import type {
-  Collection,
-  CollectionSpec,
-  DocumentStore,
-  VersionedDocument,
-} from "@commerce/runtime/store/document-store.js";
-import { idClaimsSpec, type IdClaimDocument } from "@commerce/runtime/store/sequential-id.js";
+import type { EventCarrierDocument, OutboxCarrier } from "@commerce/runtime/events";
+import type { Role } from "@commerce/runtime/identity";
+import {
+  type Collection,
+  type CollectionSpec,
+  type DocumentStore,
+  type VersionedDocument,
+  idClaimsSpec,
+  type IdClaimDocument,
+} from "@commerce/runtime/store";
 
 /** An account. `_id` is the user id that the User service's profile shares. */
 export interface AccountDocument extends OutboxCarrier {

@@ -3,23 +3,18 @@
  */
 import { create } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
-import type { Collection } from "@commerce/runtime/store/document-store.js";
 import {
-  conflict,
-  DomainError,
-  notFound,
-  throttled,
-  unauthenticated,
-} from "@commerce/runtime/errors/domain-error.js";
-import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
-import type { ServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
-import type { Role } from "@commerce/runtime/identity/caller.js";
-import type { Logger } from "@commerce/runtime/logging/logger.js";
-import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
-import { insertWithNextId, type IdClaimDocument } from "@commerce/runtime/store/sequential-id.js";
-import { unchanged } from "@commerce/runtime/store/change-document.js";
-import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
+  type Collection,
+  DuplicateKeyError,
+  insertWithNextId,
+  type IdClaimDocument,
+  unchanged,
+} from "@commerce/runtime/store";
+import { conflict, DomainError, notFound, throttled, unauthenticated } from "@commerce/runtime/errors";
+import type { EventFactory, RecordedCollection, ServiceOutbox } from "@commerce/runtime/events";
+import type { Role } from "@commerce/runtime/identity";
+import type { Logger } from "@commerce/runtime/logging";
+import { formatTimestamp, type Clock } from "@commerce/runtime/time";
 import {
   UserDeletedSchema,
   UserLoginSchema,
@@ -28,7 +23,7 @@ import {
 } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
 import type { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import type { AccountDocument } from "./account-store.js";
-import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
+import { keepingTrace } from "@commerce/runtime/telemetry";
 import type { LoginThrottle } from "./login-throttle.js";
 import type { PasswordHasher } from "./password-hasher.js";
 import type { TokenIssuer } from "./token-issuer.js";

@@ -3,10 +3,9 @@
  * without opening a socket (testable in memory).
  */
 import { createClient } from "@connectrpc/connect";
-import { createPeriodicTask } from "@commerce/runtime/background/periodic-task.js";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { createPeriodicTask } from "@commerce/runtime/background";
+import { createEventFactory, createServiceOutbox } from "@commerce/runtime/events";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";

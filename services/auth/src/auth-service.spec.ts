@@ -1,13 +1,8 @@
 import { Code, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import type { ServiceRoutes } from "@commerce/runtime/server/service-host.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
-import {
-  codeOf,
-  startServiceHarness,
-  type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
+import type { EventRecord } from "@commerce/runtime/events";
+import type { ServiceRoutes } from "@commerce/runtime/server";
+import { eventually, codeOf, startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";

@@ -3,8 +3,7 @@
  * operator's admin account. Read by the Auth process, and by the embedded platform (which first
  * fills in a generated key and admin where the operator gave none).
  */
-import type { EnvReader } from "@commerce/runtime/config/env-reader.js";
-import { declareSettings } from "@commerce/runtime/config/setting.js";
+import { type EnvReader, declareSettings } from "@commerce/runtime/config";
 
 /** Minimum HS512 key length: the hash output size (RFC 7518 §3.2). */
 export const minJwtSecretBytes = 64;

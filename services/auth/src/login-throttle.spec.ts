@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { testStoreBackends, type TestStore } from "@commerce/runtime/testing/test-stores.js";
+import { testStoreBackends, type TestStore } from "@commerce/runtime/testing";
 import { openAccountCollections } from "./account-store.js";
 import { createLoginThrottle, type LoginThrottle } from "./login-throttle.js";
 

@@ -15,7 +15,7 @@
  * with a compare-and-set before it deletes it, and claims skip retired slots, so a deletion can
  * never remove a slot that a login has just claimed.
  */
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import { DuplicateKeyError, type Collection } from "@commerce/runtime/store";
 import type { LoginAttemptDocument } from "./account-store.js";
 
 export interface LoginThrottlePolicy {

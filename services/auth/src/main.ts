@@ -1,6 +1,5 @@
 /** The Auth service as its own process (ADR 0018). */
-import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
-import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
+import { peerAddresses, runServiceProcess } from "@commerce/runtime/server";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { readAuthSettings } from "./auth-settings.js";
 import { buildAuthService } from "./auth-module.js";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { readdirSync, readFileSync } from "node:fs";
-import { DomainError } from "@commerce/runtime/errors/domain-error.js";
+import { DomainError } from "@commerce/runtime/errors";
 import { createPasswordHasher, type PasswordWork } from "./password-hasher.js";
 
 describe("createPasswordHasher", () => {

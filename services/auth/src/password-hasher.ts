@@ -8,8 +8,8 @@
  * a login flood starved every other request of the process (ADR 0029).
  */
 import { availableParallelism } from "node:os";
-import { createBoundedWork, type BoundedWorkLimits } from "@commerce/runtime/concurrency/bounded-work.js";
-import { busy } from "@commerce/runtime/errors/domain-error.js";
+import { createBoundedWork, type BoundedWorkLimits } from "@commerce/runtime/concurrency";
+import { busy } from "@commerce/runtime/errors";
 import { createPasswordThreads } from "./password-threads.js";
 
 export interface PasswordHasher {

@@ -4,7 +4,7 @@
  * for (ADR 0034).
  */
 import { SignJWT } from "jose";
-import type { Role } from "@commerce/runtime/identity/caller.js";
+import type { Role } from "@commerce/runtime/identity";
 
 export interface TokenClaims {
   readonly userId: number;

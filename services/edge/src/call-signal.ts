@@ -17,9 +17,8 @@ import {
   setSignalDeadline,
   type Deadline,
   type DeadlineSweeper,
-} from "@commerce/runtime/transport/deadline-sweeper.js";
-import type { DualRequest, DualResponse } from "@commerce/runtime/server/dual-protocol-server.js";
-import { sendError } from "@commerce/runtime/server/error-body.js";
+} from "@commerce/runtime/transport";
+import { type DualRequest, type DualResponse, sendError } from "@commerce/runtime/server";
 import { errorBodyFromConnectError } from "./error-response.js";
 
 export type CallSignals = (req: DualRequest, res: DualResponse, timeoutMs: number) => CallSignal;

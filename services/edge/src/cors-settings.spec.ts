@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ConfigError, type Env } from "@commerce/runtime/config/env-reader.js";
+import { ConfigError, type Env } from "@commerce/runtime/config";
 import { corsSettingsOf, noCors } from "./cors-settings.js";
 
 function problemsOf(env: Env): readonly string[] {

@@ -3,8 +3,7 @@
  * (docs/configuration.md). Both edges follow the same settings: the local edge through cors.ts, Envoy
  * through its own CORS filter (envoy/src/cors.ts). Why each choice: ADR 0013.
  */
-import { EnvReader, type Env } from "@commerce/runtime/config/env-reader.js";
-import { declareSettings, type Setting } from "@commerce/runtime/config/setting.js";
+import { EnvReader, type Env, declareSettings, type Setting } from "@commerce/runtime/config";
 
 export interface CorsSettings {
   /**

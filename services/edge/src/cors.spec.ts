@@ -6,11 +6,8 @@ import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.j
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { createRouterTransport } from "@connectrpc/connect";
 import { expect } from "chai";
-import {
-  createDualProtocolServer,
-  type DualProtocolServer,
-} from "@commerce/runtime/server/dual-protocol-server.js";
-import { capturedLogger } from "@commerce/runtime/testing/captured-logger.js";
+import { createDualProtocolServer, type DualProtocolServer } from "@commerce/runtime/server";
+import { capturedLogger } from "@commerce/runtime/testing";
 import type { CorsSettings } from "./cors-settings.js";
 import { createEdge } from "./edge.js";
 

@@ -13,7 +13,7 @@
  * No Access-Control-Allow-Credentials: the API takes a bearer token in Authorization, never a
  * cookie, so no browser needs to send credentials.
  */
-import type { DualRequest, DualResponse } from "@commerce/runtime/server/dual-protocol-server.js";
+import type { DualRequest, DualResponse } from "@commerce/runtime/server";
 import { anyOrigin, corsExposedHeaders, corsRequestHeaders, type CorsSettings } from "./cors-settings.js";
 import type { RouteTable } from "./route-table.js";
 

@@ -6,12 +6,8 @@
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { createRouterTransport } from "@connectrpc/connect";
 import { expect } from "chai";
-import {
-  createDualProtocolServer,
-  type DualProtocolServer,
-} from "@commerce/runtime/server/dual-protocol-server.js";
-import { capturedLogger } from "@commerce/runtime/testing/captured-logger.js";
-import { rawExchange } from "@commerce/runtime/testing/raw-http-exchange.js";
+import { createDualProtocolServer, type DualProtocolServer } from "@commerce/runtime/server";
+import { capturedLogger, rawExchange } from "@commerce/runtime/testing";
 import { createEdge } from "./edge.js";
 
 describe("the edge and a request body that breaks off", () => {

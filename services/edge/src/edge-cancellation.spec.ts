@@ -19,16 +19,15 @@ import {
   ProductService,
   type Product,
 } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { noRevokedAccounts } from "@commerce/runtime/identity/revoked-accounts.js";
-import { createRequestTrust, sha256 } from "@commerce/runtime/identity/request-trust.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
+import { noRevokedAccounts, createRequestTrust, sha256 } from "@commerce/runtime/identity";
+import { createLogger } from "@commerce/runtime/logging";
 import {
   createDualProtocolServer,
   type DualProtocolServer,
-} from "@commerce/runtime/server/dual-protocol-server.js";
-import { createServiceHost, type ServiceHost } from "@commerce/runtime/server/service-host.js";
-import type { Collection, DocumentStore } from "@commerce/runtime/store/document-store.js";
-import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
+  createServiceHost,
+  type ServiceHost,
+} from "@commerce/runtime/server";
+import { type Collection, type DocumentStore, createEmbeddedStoreProvider } from "@commerce/runtime/store";
 import { createEdge } from "./edge.js";
 
 interface Seen {

@@ -4,16 +4,16 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context } from "@op
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { expect } from "chai";
 import { ProductSchema, ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { EnvReader } from "@commerce/runtime/config/env-reader.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
+import { EnvReader } from "@commerce/runtime/config";
+import { createLogger } from "@commerce/runtime/logging";
+import { createDualProtocolServer, type DualProtocolServer } from "@commerce/runtime/server";
 import {
-  createDualProtocolServer,
-  type DualProtocolServer,
-} from "@commerce/runtime/server/dual-protocol-server.js";
-import { startTelemetry, type Telemetry } from "@commerce/runtime/telemetry/telemetry.js";
-import { readTelemetrySettings } from "@commerce/runtime/telemetry/telemetry-settings.js";
-import { boundTraceContext } from "@commerce/runtime/telemetry/trace-context.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+  startTelemetry,
+  type Telemetry,
+  readTelemetrySettings,
+  boundTraceContext,
+} from "@commerce/runtime/telemetry";
+import { eventually } from "@commerce/runtime/testing";
 import { createEdge } from "./edge.js";
 
 const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";

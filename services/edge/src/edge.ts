@@ -16,30 +16,36 @@
  */
 import { toJson, type DescService, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
-import { Access } from "@commerce/runtime/contract/method-contract.js";
-import { userEmailHeader, userIdHeader, userRoleHeader } from "@commerce/runtime/identity/caller.js";
-import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
-import { traceIdsOf, type Logger } from "@commerce/runtime/logging/logger.js";
-import { retryAfterHeader } from "@commerce/runtime/errors/to-connect-error.js";
-import type {
-  DualRequest,
-  DualRequestHandler,
-  DualResponse,
-} from "@commerce/runtime/server/dual-protocol-server.js";
-import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
-import type { ServiceTelemetry } from "@commerce/runtime/telemetry/telemetry.js";
+import { Access } from "@commerce/runtime/contract";
 import {
+  userEmailHeader,
+  userIdHeader,
+  userRoleHeader,
+  edgeCredentialHeader,
+  peerCredentialHeader,
+} from "@commerce/runtime/identity";
+import { traceIdsOf, type Logger } from "@commerce/runtime/logging";
+import { retryAfterHeader } from "@commerce/runtime/errors";
+import {
+  type DualRequest,
+  type DualRequestHandler,
+  type DualResponse,
+  errorBody,
+  sendError,
+} from "@commerce/runtime/server";
+import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  type ServiceTelemetry,
   bindTraceContext,
   contextFromFields,
   injectIntoRecord,
   traceContextHeaders,
   unbindTraceContext,
-} from "@commerce/runtime/telemetry/trace-context.js";
+} from "@commerce/runtime/telemetry";
 import { createCallSignals } from "./call-signal.js";
 import { createCors } from "./cors.js";
 import type { PublicSite } from "./public-site.js";
 import { noCors, type CorsSettings } from "./cors-settings.js";
-import { errorBody, sendError } from "@commerce/runtime/server/error-body.js";
 import { errorBodyFromConnectError } from "./error-response.js";
 import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
 import { createRouteTable, type Route, type RouteTable } from "./route-table.js";

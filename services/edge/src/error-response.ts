@@ -3,7 +3,7 @@
  * through the standard gRPC → HTTP status table (ADR 0005).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import { errorBody, type ErrorBody } from "@commerce/runtime/server/error-body.js";
+import { errorBody, type ErrorBody } from "@commerce/runtime/server";
 
 const statusOfCode: Record<Code, number> = {
   [Code.Canceled]: 499,

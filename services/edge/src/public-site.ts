@@ -13,8 +13,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import type { DualRequest, DualResponse } from "@commerce/runtime/server/dual-protocol-server.js";
-import { errorBody, sendError } from "@commerce/runtime/server/error-body.js";
+import { type DualRequest, type DualResponse, errorBody, sendError } from "@commerce/runtime/server";
 
 export interface SiteFile {
   readonly contentType: string;

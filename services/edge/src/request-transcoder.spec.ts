@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { publicServices } from "@commerce/runtime/contract/contract-services.js";
+import { publicServices } from "@commerce/runtime/contract";
 import { RequestShapeError, transcodeRequest } from "./request-transcoder.js";
 import { createRouteTable, type Route } from "./route-table.js";
 

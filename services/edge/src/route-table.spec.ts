@@ -1,6 +1,5 @@
 import { expect } from "chai";
-import { Access } from "@commerce/runtime/contract/method-contract.js";
-import { internalServices, publicServices } from "@commerce/runtime/contract/contract-services.js";
+import { Access, internalServices, publicServices } from "@commerce/runtime/contract";
 import { createRouteTable, type RouteMatch } from "./route-table.js";
 
 const table = createRouteTable([...publicServices, ...internalServices]);

@@ -7,7 +7,7 @@
  * literal branch leads nowhere.
  */
 import { getOption, type DescMethod, type DescService } from "@bufbuild/protobuf";
-import { methodContract, type MethodContract } from "@commerce/runtime/contract/method-contract.js";
+import { methodContract, type MethodContract } from "@commerce/runtime/contract";
 import { http } from "@commerce/runtime/gen/google/api/annotations_pb.js";
 import type { HttpRule } from "@commerce/runtime/gen/google/api/http_pb.js";
 import { parsePathTemplate, type TemplateSegment } from "./path-template.js";

@@ -9,7 +9,7 @@
  * looked up by the exact token string that was verified.
  */
 import { jwtVerify } from "jose";
-import type { Caller } from "@commerce/runtime/identity/caller.js";
+import type { Caller } from "@commerce/runtime/identity";
 
 export type TokenVerifier = (authorization: string | undefined) => Promise<Caller | undefined>;
 

@@ -10,8 +10,7 @@
  * deleted account is kept as a tombstone, so nothing that arrives after its deletion makes it an
  * admin again. Every change is idempotent: a redelivered event changes nothing.
  */
-import { changeDocument, unchanged } from "@commerce/runtime/store/change-document.js";
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import { changeDocument, unchanged, DuplicateKeyError, type Collection } from "@commerce/runtime/store";
 import type { AdminAccountDocument, LegacyAdminDocument } from "./notification-store.js";
 
 export interface AdminRoster {

@@ -1,6 +1,6 @@
 /** The Notification service as its own process (ADR 0018). */
-import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
-import { readPaymentCurrency } from "@commerce/runtime/money/currency-setting.js";
+import { runServiceProcess } from "@commerce/runtime/server";
+import { readPaymentCurrency } from "@commerce/runtime/money";
 import { buildNotificationService } from "./notification-module.js";
 
 runServiceProcess(

@@ -3,8 +3,7 @@
  * give. Idempotent by event id: each notification's `_id` is derived from the event id and the
  * recipient, so a redelivered event (or a retry after a partial failure) inserts nothing new.
  */
-import type { EventHandler, EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { PermanentEventError } from "@commerce/runtime/events/permanent-event-error.js";
+import { type EventHandler, type EventRecord, PermanentEventError } from "@commerce/runtime/events";
 import type { NotificationRules } from "./notification-rules.js";
 import type { Notifications } from "./notifications.js";
 

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { requireCaller } from "@commerce/runtime/identity/caller.js";
+import { requireCaller } from "@commerce/runtime/identity";
 import type { NotificationService } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
 import { defaultPageSize, type Notifications, type Paging } from "./notifications.js";
 

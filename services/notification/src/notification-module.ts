@@ -1,9 +1,8 @@
 /**
  * Wiring of the Notification service: ports in, routes and the event consumer out, no socket.
  */
-import type { Subscription } from "@commerce/runtime/events/event-bus.js";
-import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { type Subscription, startConsumer } from "@commerce/runtime/events";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
 import { NotificationService } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
 import { createAdminRoster } from "./admin-roster.js";
 import { createNotificationConsumer } from "./notification-consumer.js";

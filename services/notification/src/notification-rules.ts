@@ -20,10 +20,9 @@
  * product names (from PRODUCT_CREATED).
  */
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
-import { formatDate, formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
-import { fromMinorUnits, minorUnitsFromWire } from "@commerce/runtime/money/minor-units.js";
+import { type EventRecord, eventContract, parseEventData } from "@commerce/runtime/events";
+import { formatDate, formatTimestamp } from "@commerce/runtime/time";
+import { fromMinorUnits, minorUnitsFromWire } from "@commerce/runtime/money";
 import {
   UserDeletedSchema,
   UserLoginSchema,

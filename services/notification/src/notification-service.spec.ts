@@ -1,14 +1,8 @@
 import { Code } from "@connectrpc/connect";
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { Caller } from "@commerce/runtime/identity/caller.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
-import {
-  codeOf,
-  startServiceHarness,
-  type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
+import { type EventRecord, createEventFactory } from "@commerce/runtime/events";
+import type { Caller } from "@commerce/runtime/identity";
+import { eventually, codeOf, startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing";
 import {
   UserLoginSchema,
   UserDeletedSchema,

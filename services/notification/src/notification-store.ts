@@ -10,7 +10,7 @@ import type {
   DocumentStore,
   StoredDocument,
   VersionedDocument,
-} from "@commerce/runtime/store/document-store.js";
+} from "@commerce/runtime/store";
 
 export interface NotificationDocument extends VersionedDocument {
   /** `notificationId(eventId, userEmail)`: a redelivered event hits this unique key. */

@@ -2,11 +2,16 @@
  * The Notification domain: storing the notifications that events produce (once per event and
  * recipient), listing them newest first, and the one client write, marking one as read.
  */
-import { forbidden, notFound } from "@commerce/runtime/errors/domain-error.js";
-import { changeDocument, unchanged } from "@commerce/runtime/store/change-document.js";
-import type { Caller } from "@commerce/runtime/identity/caller.js";
-import { DuplicateKeyError, type FindOptions, type SortKey } from "@commerce/runtime/store/document-store.js";
-import { formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
+import { forbidden, notFound } from "@commerce/runtime/errors";
+import {
+  changeDocument,
+  unchanged,
+  DuplicateKeyError,
+  type FindOptions,
+  type SortKey,
+} from "@commerce/runtime/store";
+import type { Caller } from "@commerce/runtime/identity";
+import { formatTimestamp } from "@commerce/runtime/time";
 import {
   notificationId,
   type NotificationCollections,

@@ -4,7 +4,7 @@
  * key, so its PRODUCT_CREATED is consumed before any of its stock changes. Names never change
  * (only price and stock are updatable), so one insert per product is the whole story.
  */
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import { DuplicateKeyError, type Collection } from "@commerce/runtime/store";
 import type { ProductNameDocument } from "./notification-store.js";
 
 export interface ProductNames {

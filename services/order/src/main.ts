@@ -1,6 +1,5 @@
 /** The Order service as its own process (ADR 0018). */
-import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
-import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
+import { peerAddresses, runServiceProcess } from "@commerce/runtime/server";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { buildOrderService } from "./order-module.js";
 

@@ -1,8 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { invalid } from "@commerce/runtime/errors/domain-error.js";
-import { requireCaller } from "@commerce/runtime/identity/caller.js";
+import { invalid } from "@commerce/runtime/errors";
+import { requireCaller } from "@commerce/runtime/identity";
 import type { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
-import { fromMinorUnits } from "@commerce/runtime/money/minor-units.js";
+import { fromMinorUnits } from "@commerce/runtime/money";
 import { isOrderStatus } from "./order-status.js";
 import type { Orders } from "./orders.js";
 

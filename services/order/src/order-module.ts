@@ -3,11 +3,13 @@
  * stock releases, the payment-events consumer) out, no socket.
  */
 import { createClient } from "@connectrpc/connect";
-import type { Subscription } from "@commerce/runtime/events/event-bus.js";
-import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import {
+  type Subscription,
+  startConsumer,
+  createEventFactory,
+  createServiceOutbox,
+} from "@commerce/runtime/events";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";

@@ -1,22 +1,22 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import type { Collection, DocumentStore, StoredDocument } from "@commerce/runtime/store/document-store.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+import { type EventRecord, parseEventData } from "@commerce/runtime/events";
+import type { Collection, DocumentStore, StoredDocument } from "@commerce/runtime/store";
 import {
+  eventually,
   codeOf,
   startServiceHarness,
   type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
-import { parseEventData } from "@commerce/runtime/events/event-factory.js";
-import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
-import { createFaultyTransport, type FaultyTransport } from "@commerce/runtime/testing/faulty-transport.js";
+  composeModules,
+  createFaultyTransport,
+  type FaultyTransport,
+} from "@commerce/runtime/testing";
 import { OrderPlacedSchema } from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildProductService, type ProductOptions } from "@commerce/product/product-module.js";
+import { buildProductService, type ProductOptions } from "@commerce/product";
 import { buildOrderService } from "./order-module.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };

@@ -1,18 +1,19 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+import type { EventRecord } from "@commerce/runtime/events";
 import {
+  eventually,
   codeOf,
   startServiceHarness,
   type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
-import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
-import { createFaultyTransport, type FaultyTransport } from "@commerce/runtime/testing/faulty-transport.js";
+  composeModules,
+  createFaultyTransport,
+  type FaultyTransport,
+} from "@commerce/runtime/testing";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildProductService } from "@commerce/product/product-module.js";
+import { buildProductService } from "@commerce/product";
 import { orderStatuses, type OrderStatus } from "./order-status.js";
 import { buildOrderService, type OrderOptions } from "./order-module.js";
 

@@ -4,8 +4,8 @@
  * service.
  */
 import { randomBytes } from "node:crypto";
-import type { OutboxCarrier } from "@commerce/runtime/events/outbox.js";
-import type { Collection, CollectionSpec, DocumentStore } from "@commerce/runtime/store/document-store.js";
+import type { OutboxCarrier } from "@commerce/runtime/events";
+import type { Collection, CollectionSpec, DocumentStore } from "@commerce/runtime/store";
 import type { OrderStatus } from "./order-status.js";
 
 /** One line of an order: the unit price is the product's price when the order was placed. */

@@ -16,21 +16,12 @@
  */
 import { performance } from "node:perf_hooks";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import {
-  conflict,
-  forbidden,
-  invalid,
-  notFound,
-  unavailable,
-} from "@commerce/runtime/errors/domain-error.js";
-import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
-import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
-import type { Caller } from "@commerce/runtime/identity/caller.js";
-import type { Logger } from "@commerce/runtime/logging/logger.js";
-import { insertOnce } from "@commerce/runtime/store/insert-once.js";
-import { createSequenceTime } from "@commerce/runtime/time/sequence-time.js";
-import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import { conflict, forbidden, invalid, notFound, unavailable } from "@commerce/runtime/errors";
+import type { EventFactory, OutboxEntry, RecordedCollection, Unrecorded } from "@commerce/runtime/events";
+import type { Caller } from "@commerce/runtime/identity";
+import type { Logger } from "@commerce/runtime/logging";
+import { insertOnce } from "@commerce/runtime/store";
+import { createSequenceTime, formatTimestamp, type Clock } from "@commerce/runtime/time";
 import {
   OrderPlacedSchema,
   OrderStatusUpdatedSchema,
@@ -39,12 +30,12 @@ import type {
   InventoryService,
   PricedProduct,
 } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
-import { minorUnitsFromWire } from "@commerce/runtime/money/minor-units.js";
+import { minorUnitsFromWire } from "@commerce/runtime/money";
 import type { OrderMetrics } from "./order-metrics.js";
 import { canMove, type OrderStatus } from "./order-status.js";
 import { newOrderId, type OrderDocument, type OrderItem } from "./order-store.js";
 import type { StockReleases } from "./stock-releases.js";
-import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
+import { keepingTrace } from "@commerce/runtime/telemetry";
 
 export interface OrderLineRequest {
   readonly productId: string;

@@ -1,17 +1,19 @@
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
-import { startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing/service-harness.js";
+import { type EventRecord, createEventFactory } from "@commerce/runtime/events";
+import {
+  eventually,
+  startServiceHarness,
+  type ServiceHarness,
+  composeModules,
+} from "@commerce/runtime/testing";
 import {
   PaymentCreatedSchema,
   PaymentFailedSchema,
   PaymentSucceededSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/payment_events_pb.js";
-import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildProductService } from "@commerce/product/product-module.js";
+import { buildProductService } from "@commerce/product";
 import { openOrderCollections } from "./order-store.js";
 import { buildOrderService } from "./order-module.js";
 

@@ -9,10 +9,8 @@
  * unknown, or that the payment does not match (another customer, another amount), is logged
  * and skipped, never failed: retrying could not change the answer.
  */
-import type { EventHandler } from "@commerce/runtime/events/event-bus.js";
-import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
-import type { EventLogger } from "@commerce/runtime/events/event-logger.js";
-import { DomainError } from "@commerce/runtime/errors/domain-error.js";
+import { type EventHandler, eventContract, parseEventData, type EventLogger } from "@commerce/runtime/events";
+import { DomainError } from "@commerce/runtime/errors";
 import {
   PaymentSucceededSchema,
   type PaymentSucceeded,

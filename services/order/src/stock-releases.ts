@@ -10,13 +10,13 @@
  * share one call.
  */
 import type { Client } from "@connectrpc/connect";
-import { createPeriodicTask } from "@commerce/runtime/background/periodic-task.js";
-import type { Logger } from "@commerce/runtime/logging/logger.js";
-import { DomainError } from "@commerce/runtime/errors/domain-error.js";
-import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
-import { unchanged } from "@commerce/runtime/store/change-document.js";
+import { createPeriodicTask } from "@commerce/runtime/background";
+import type { Logger } from "@commerce/runtime/logging";
+import { DomainError } from "@commerce/runtime/errors";
+import type { RecordedCollection } from "@commerce/runtime/events";
+import { unchanged } from "@commerce/runtime/store";
 import type { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
-import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
+import { keepingTrace } from "@commerce/runtime/telemetry";
 import type { OrderDocument } from "./order-store.js";
 
 export interface StockReleasesOptions {

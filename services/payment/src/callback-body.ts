@@ -1,5 +1,5 @@
 /** The gateway's callback body, read from its raw bytes once its signature has been checked. */
-import { invalid } from "@commerce/runtime/errors/domain-error.js";
+import { invalid } from "@commerce/runtime/errors";
 
 export interface CallbackBody {
   readonly providerPaymentId: string;

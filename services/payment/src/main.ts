@@ -1,6 +1,5 @@
 /** The Payment service as its own process (ADR 0018). */
-import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
-import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
+import { peerAddresses, runServiceProcess } from "@commerce/runtime/server";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { readPaymentSettings } from "./payment-settings.js";
 import { buildPaymentService } from "./payment-module.js";

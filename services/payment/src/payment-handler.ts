@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { requireCaller } from "@commerce/runtime/identity/caller.js";
-import { fromMinorUnits } from "@commerce/runtime/money/minor-units.js";
-import { methodContract } from "@commerce/runtime/contract/method-contract.js";
+import { requireCaller } from "@commerce/runtime/identity";
+import { fromMinorUnits } from "@commerce/runtime/money";
+import { methodContract } from "@commerce/runtime/contract";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import type { Payments } from "./payments.js";
 

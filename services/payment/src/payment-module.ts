@@ -3,9 +3,8 @@
  * the outbox relay out, no socket.
  */
 import { createClient } from "@connectrpc/connect";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { createEventFactory, createServiceOutbox } from "@commerce/runtime/events";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import { SandboxCheckoutService } from "@commerce/runtime/gen/commerce/payment/v1/sandbox_checkout_pb.js";

@@ -6,16 +6,19 @@
  * PAYMENT_SUCCESS.
  */
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import type { DocumentStore } from "@commerce/runtime/store/document-store.js";
-import { testStoreBackends } from "@commerce/runtime/testing/test-stores.js";
-import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
-import { startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing/service-harness.js";
+import type { EventRecord } from "@commerce/runtime/events";
+import type { DocumentStore } from "@commerce/runtime/store";
+import {
+  testStoreBackends,
+  composeModules,
+  startServiceHarness,
+  type ServiceHarness,
+} from "@commerce/runtime/testing";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildOrderService } from "@commerce/order/order-module.js";
-import { buildProductService } from "@commerce/product/product-module.js";
+import { buildOrderService } from "@commerce/order";
+import { buildProductService } from "@commerce/product";
 import { createSandboxGateway } from "./gateway/sandbox-gateway.js";
 import type { PaymentSettings } from "./payment-settings.js";
 import { callbackMessages } from "./payments.js";

@@ -2,9 +2,8 @@
  * The Payment service's own settings (docs/configuration.md). Read by the Payment process and
  * by the embedded platform (which generates the two secrets once when they are unset).
  */
-import type { EnvReader } from "@commerce/runtime/config/env-reader.js";
-import { declareSettings, type Setting } from "@commerce/runtime/config/setting.js";
-import { readPaymentCurrency } from "@commerce/runtime/money/currency-setting.js";
+import { type EnvReader, declareSettings, type Setting } from "@commerce/runtime/config";
+import { readPaymentCurrency } from "@commerce/runtime/money";
 
 /** Shortest accepted gateway secret. */
 export const minPaymentSecretLength = 16;

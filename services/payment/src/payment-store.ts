@@ -4,8 +4,8 @@
  * (outbox).
  */
 import { createHash } from "node:crypto";
-import type { OutboxCarrier } from "@commerce/runtime/events/outbox.js";
-import type { Collection, CollectionSpec, DocumentStore } from "@commerce/runtime/store/document-store.js";
+import type { OutboxCarrier } from "@commerce/runtime/events";
+import type { Collection, CollectionSpec, DocumentStore } from "@commerce/runtime/store";
 
 /**
  * CREATED: the gateway order is open, nothing paid yet. SUCCESS: paid (final). FAILED: the last

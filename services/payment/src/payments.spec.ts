@@ -1,20 +1,20 @@
 import { expect } from "chai";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import type { Caller } from "@commerce/runtime/identity/caller.js";
-import { composeModules } from "@commerce/runtime/testing/compose-modules.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+import type { EventRecord } from "@commerce/runtime/events";
+import type { Caller } from "@commerce/runtime/identity";
 import {
+  composeModules,
+  eventually,
   codeOf,
   startServiceHarness,
   type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
+} from "@commerce/runtime/testing";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import { SandboxCheckoutService } from "@commerce/runtime/gen/commerce/payment/v1/sandbox_checkout_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { buildOrderService } from "@commerce/order/order-module.js";
-import { buildProductService } from "@commerce/product/product-module.js";
+import { buildOrderService } from "@commerce/order";
+import { buildProductService } from "@commerce/product";
 import { startFakeGateway, type FakeGateway } from "./testing/fake-gateway-server.js";
 import { createSandboxGateway, type SandboxCallback } from "./gateway/sandbox-gateway.js";
 import { webhookSignature } from "./gateway/signatures.js";

@@ -27,17 +27,13 @@ import {
   notFound,
   unauthenticated,
   unavailable,
-} from "@commerce/runtime/errors/domain-error.js";
-import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
-import type { Caller } from "@commerce/runtime/identity/caller.js";
-import type { Logger } from "@commerce/runtime/logging/logger.js";
-import { minorUnitsFromWire, toMinorUnits } from "@commerce/runtime/money/minor-units.js";
-import { unchanged } from "@commerce/runtime/store/change-document.js";
-import type { Collection } from "@commerce/runtime/store/document-store.js";
-import { insertOnce } from "@commerce/runtime/store/insert-once.js";
-import { createSequenceTime } from "@commerce/runtime/time/sequence-time.js";
-import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
+} from "@commerce/runtime/errors";
+import type { EventFactory, RecordedCollection } from "@commerce/runtime/events";
+import type { Caller } from "@commerce/runtime/identity";
+import type { Logger } from "@commerce/runtime/logging";
+import { minorUnitsFromWire, toMinorUnits } from "@commerce/runtime/money";
+import { unchanged, type Collection, insertOnce } from "@commerce/runtime/store";
+import { createSequenceTime, formatTimestamp, type Clock } from "@commerce/runtime/time";
 import {
   PaymentCreatedSchema,
   PaymentFailedSchema,

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { requireCaller } from "@commerce/runtime/identity/caller.js";
+import { requireCaller } from "@commerce/runtime/identity";
 import type { SandboxCheckoutService } from "@commerce/runtime/gen/commerce/payment/v1/sandbox_checkout_pb.js";
 import type { SandboxCheckout } from "./sandbox-checkout.js";
 

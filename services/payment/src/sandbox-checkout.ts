@@ -8,8 +8,8 @@
  * Only the customer of the payment may check it out; a paid gateway order takes no further
  * payment (409), as at a real gateway. With a real gateway configured there is no sandbox: 404.
  */
-import { conflict, forbidden, notFound, unavailable } from "@commerce/runtime/errors/domain-error.js";
-import type { Caller } from "@commerce/runtime/identity/caller.js";
+import { conflict, forbidden, notFound, unavailable } from "@commerce/runtime/errors";
+import type { Caller } from "@commerce/runtime/identity";
 import type { CheckoutOutcome, SandboxCallback, SandboxGateway } from "./gateway/sandbox-gateway.js";
 import type { PaymentStatus } from "./payment-store.js";
 import type { Payments } from "./payments.js";

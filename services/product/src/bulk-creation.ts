@@ -14,18 +14,17 @@
  * `staleAfterMs`, far beyond any live request's deadline.
  */
 import { randomUUID } from "node:crypto";
-import { conflict } from "@commerce/runtime/errors/domain-error.js";
-import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
-import { unchanged } from "@commerce/runtime/store/change-document.js";
-import type { Logger } from "@commerce/runtime/logging/logger.js";
-import type { Clock } from "@commerce/runtime/time/wall-clock.js";
+import { conflict } from "@commerce/runtime/errors";
+import type { EventFactory, RecordedCollection } from "@commerce/runtime/events";
+import { unchanged } from "@commerce/runtime/store";
+import type { Logger } from "@commerce/runtime/logging";
+import type { Clock } from "@commerce/runtime/time";
 import type { Categories } from "./categories.js";
 import { checkDraft, type NewProduct, type ProductDraftInput } from "./product-draft.js";
 import { insertProduct, nameTakenMessage, productCreated } from "./product-insertion.js";
 import type { ProductDocument } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
-import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
+import { keepingTrace } from "@commerce/runtime/telemetry";
 
 export interface BulkCreation {
   /** Creates every draft or none; returns the new ids in request order. */

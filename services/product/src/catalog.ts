@@ -4,22 +4,21 @@
  * through the ledger (stock-ledger.ts).
  */
 import { randomUUID } from "node:crypto";
-import { conflict, invalid, notFound } from "@commerce/runtime/errors/domain-error.js";
-import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { RecordedChange, RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
-import type { Filter } from "@commerce/runtime/store/document-store.js";
-import type { Clock } from "@commerce/runtime/time/wall-clock.js";
+import { conflict, invalid, notFound } from "@commerce/runtime/errors";
+import type { EventFactory, RecordedChange, RecordedCollection } from "@commerce/runtime/events";
+import type { Filter } from "@commerce/runtime/store";
+import type { Clock } from "@commerce/runtime/time";
 import {
   ProductDeletedSchema,
   ProductUpdatedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
 import type { Categories } from "./categories.js";
-import { toMinorUnits } from "@commerce/runtime/money/minor-units.js";
+import { toMinorUnits } from "@commerce/runtime/money";
 import { checkDraft, inactiveNameKey, type ProductDraftInput } from "./product-draft.js";
 import { insertProduct, nameTakenMessage } from "./product-insertion.js";
 import type { CategoryDocument, ProductDocument } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
-import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
+import { keepingTrace } from "@commerce/runtime/telemetry";
 
 /** A product as reads show it: the document, its current stock and its category's name. */
 export interface StockedProduct {

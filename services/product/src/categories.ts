@@ -2,7 +2,7 @@
  * Categories have no write endpoint (ADR 0045): a default set is seeded at every start,
  * idempotently, and never changes afterwards, so the service keeps them in memory once read.
  */
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
+import { DuplicateKeyError, type Collection } from "@commerce/runtime/store";
 import type { CategoryDocument } from "./product-store.js";
 
 /** The default set; ids are stable slugs, so clients and data can rely on them. */

@@ -1,5 +1,4 @@
-import { mongoTestStore } from "@commerce/runtime/testing/test-stores.js";
-import { startServiceHarness } from "@commerce/runtime/testing/service-harness.js";
+import { mongoTestStore, startServiceHarness } from "@commerce/runtime/testing";
 import { describeStockRaces } from "./inventory.contract.js";
 import { buildProductService } from "./product-module.js";
 

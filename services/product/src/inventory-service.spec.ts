@@ -1,12 +1,7 @@
 import { Code, ConnectError, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { expect } from "chai";
-import type { ServiceRoutes } from "@commerce/runtime/server/service-host.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
-import {
-  codeOf,
-  startServiceHarness,
-  type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
+import type { ServiceRoutes } from "@commerce/runtime/server";
+import { eventually, codeOf, startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";

@@ -5,8 +5,8 @@
  * ledger must stay one unbroken chain: seq 1..n, each balance = previous balance + delta >= 0.
  */
 import { expect } from "chai";
-import type { DocumentStore } from "@commerce/runtime/store/document-store.js";
-import type { ServiceHarness } from "@commerce/runtime/testing/service-harness.js";
+import type { DocumentStore } from "@commerce/runtime/store";
+import type { ServiceHarness } from "@commerce/runtime/testing";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { openProductCollections, type StockEntryDocument } from "./product-store.js";

@@ -8,8 +8,7 @@
  * Idempotent: committing a reservation that is not HELD changes nothing. Only the event's
  * subject (the order id) is read.
  */
-import type { EventHandler } from "@commerce/runtime/events/event-bus.js";
-import { eventContract } from "@commerce/runtime/events/event-factory.js";
+import { type EventHandler, eventContract } from "@commerce/runtime/events";
 import { OrderPlacedSchema } from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
 import type { Reservations } from "./reservations.js";
 

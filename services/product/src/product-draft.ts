@@ -4,9 +4,9 @@
  * by single and bulk creation, so both refuse the same input with the same words.
  */
 import { randomBytes } from "node:crypto";
-import { invalid, notFound } from "@commerce/runtime/errors/domain-error.js";
+import { invalid, notFound } from "@commerce/runtime/errors";
 import type { Categories } from "./categories.js";
-import { toMinorUnits } from "@commerce/runtime/money/minor-units.js";
+import { toMinorUnits } from "@commerce/runtime/money";
 
 /** A draft as the request carries it (price and stock are present: the schema requires them). */
 export interface ProductDraftInput {

@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import type { BulkCreation } from "./bulk-creation.js";
 import type { Catalog, StockedProduct } from "./catalog.js";
-import { fromMinorUnits } from "@commerce/runtime/money/minor-units.js";
+import { fromMinorUnits } from "@commerce/runtime/money";
 
 /** Public list size when the client sends none (the schema bounds it to 1..100). */
 export const defaultPageSize = 20;

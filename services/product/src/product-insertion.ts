@@ -4,17 +4,15 @@
  * one reads it), while a product without its entry would read as out of stock.
  */
 import { randomUUID } from "node:crypto";
-import { conflict } from "@commerce/runtime/errors/domain-error.js";
-import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
-import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
-import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
-import type { Clock } from "@commerce/runtime/time/wall-clock.js";
+import { conflict } from "@commerce/runtime/errors";
+import type { EventFactory, OutboxEntry, RecordedCollection, Unrecorded } from "@commerce/runtime/events";
+import { DuplicateKeyError } from "@commerce/runtime/store";
+import type { Clock } from "@commerce/runtime/time";
 import { ProductCreatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
 import { generateSku, type NewProduct } from "./product-draft.js";
 import type { ProductDocument, ProductStatus } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
-import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
+import { keepingTrace } from "@commerce/runtime/telemetry";
 
 export interface ProductInsertionDeps {
   readonly products: RecordedCollection<ProductDocument>;

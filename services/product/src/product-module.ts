@@ -4,12 +4,14 @@
  * and interrupted bulk creations.
  */
 import { createClient } from "@connectrpc/connect";
-import { createPeriodicTask } from "@commerce/runtime/background/periodic-task.js";
-import type { Subscription } from "@commerce/runtime/events/event-bus.js";
-import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { createServiceOutbox } from "@commerce/runtime/events/service-outbox.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { createPeriodicTask } from "@commerce/runtime/background";
+import {
+  type Subscription,
+  startConsumer,
+  createEventFactory,
+  createServiceOutbox,
+} from "@commerce/runtime/events";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";

@@ -1,12 +1,7 @@
 import { Code, type Client } from "@connectrpc/connect";
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
-import {
-  codeOf,
-  startServiceHarness,
-  type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
+import type { EventRecord } from "@commerce/runtime/events";
+import { eventually, codeOf, startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { createCategories, defaultCategories } from "./categories.js";

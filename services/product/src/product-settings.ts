@@ -2,8 +2,7 @@
  * The Product service's own settings (docs/configuration.md). Read by the Product process and
  * by the embedded platform.
  */
-import type { EnvReader } from "@commerce/runtime/config/env-reader.js";
-import { declareSettings } from "@commerce/runtime/config/setting.js";
+import { type EnvReader, declareSettings } from "@commerce/runtime/config";
 import type { ProductOptions } from "./product-module.js";
 
 export const productSettings = declareSettings({

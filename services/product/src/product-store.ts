@@ -3,14 +3,14 @@
  * and order reservations. Stock is not a field of the product: it is the balance of the
  * product's newest ledger entry (see stock-ledger.ts for why).
  */
-import type { OutboxCarrier } from "@commerce/runtime/events/outbox.js";
+import type { OutboxCarrier } from "@commerce/runtime/events";
 import type {
   Collection,
   CollectionSpec,
   DocumentStore,
   StoredDocument,
   VersionedDocument,
-} from "@commerce/runtime/store/document-store.js";
+} from "@commerce/runtime/store";
 
 /** A category; seeded at start (there is no write endpoint), never changed afterwards. */
 export interface CategoryDocument extends StoredDocument {

@@ -29,12 +29,11 @@
  * the caller went away.
  */
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { notFound, unavailable } from "@commerce/runtime/errors/domain-error.js";
-import type { Logger } from "@commerce/runtime/logging/logger.js";
-import type { RecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
-import { changeDocument, unchanged } from "@commerce/runtime/store/change-document.js";
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store/document-store.js";
-import type { Clock } from "@commerce/runtime/time/wall-clock.js";
+import { notFound, unavailable } from "@commerce/runtime/errors";
+import type { Logger } from "@commerce/runtime/logging";
+import type { RecordedCollection } from "@commerce/runtime/events";
+import { changeDocument, unchanged, DuplicateKeyError, type Collection } from "@commerce/runtime/store";
+import type { Clock } from "@commerce/runtime/time";
 import type { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { productNotFound } from "./catalog.js";
 import type {
@@ -44,7 +43,7 @@ import type {
   ReservedLine,
 } from "./product-store.js";
 import type { StockLedger } from "./stock-ledger.js";
-import { keepingTrace } from "@commerce/runtime/telemetry/trace-context.js";
+import { keepingTrace } from "@commerce/runtime/telemetry";
 
 export interface ReserveOutcome {
   readonly reserved: boolean;

@@ -2,10 +2,8 @@ import { expect } from "chai";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { createRecordedCollection } from "@commerce/runtime/events/recorded-collection.js";
-import type { StoreProvider } from "@commerce/runtime/store/document-store.js";
-import { createEmbeddedStoreProvider } from "@commerce/runtime/store/embedded-store.js";
+import { createEventFactory, createRecordedCollection } from "@commerce/runtime/events";
+import { type StoreProvider, createEmbeddedStoreProvider } from "@commerce/runtime/store";
 import { openProductCollections, type ProductCollections } from "./product-store.js";
 import { createStockLedger, type StockLedger } from "./stock-ledger.js";
 

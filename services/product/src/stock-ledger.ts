@@ -25,15 +25,12 @@
  * reservation, a release that races another release) collides on its key and reports the
  * entry that is already there instead of changing the stock again.
  */
-import { unavailable } from "@commerce/runtime/errors/domain-error.js";
-import type { EventFactory } from "@commerce/runtime/events/event-factory.js";
-import type { OutboxEntry } from "@commerce/runtime/events/outbox.js";
-import type { RecordedCollection, Unrecorded } from "@commerce/runtime/events/recorded-collection.js";
-import { createKeyedQueue } from "@commerce/runtime/concurrency/keyed-queue.js";
-import type { Backoff } from "@commerce/runtime/resilience/backoff.js";
-import { retry } from "@commerce/runtime/resilience/retry.js";
-import { insertOnce } from "@commerce/runtime/store/insert-once.js";
-import { formatTimestamp, type Clock } from "@commerce/runtime/time/wall-clock.js";
+import { unavailable } from "@commerce/runtime/errors";
+import type { EventFactory, OutboxEntry, RecordedCollection, Unrecorded } from "@commerce/runtime/events";
+import { createKeyedQueue } from "@commerce/runtime/concurrency";
+import { type Backoff, retry } from "@commerce/runtime/resilience";
+import { insertOnce } from "@commerce/runtime/store";
+import { formatTimestamp, type Clock } from "@commerce/runtime/time";
 import { ProductStockUpdatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
 import type { StockEntryDocument, StockReason } from "./product-store.js";
 

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
-import type { Role } from "@commerce/runtime/identity/caller.js";
+import type { Role } from "@commerce/runtime/identity";
 import type { Profiles } from "./profiles.js";
 
 /** Internal: the Auth service creates a new account's profile here. */

@@ -1,6 +1,5 @@
 /** The User service as its own process (ADR 0018). */
-import { peerAddresses } from "@commerce/runtime/server/peer-addresses.js";
-import { runServiceProcess } from "@commerce/runtime/server/service-process.js";
+import { peerAddresses, runServiceProcess } from "@commerce/runtime/server";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { buildUserService } from "./user-module.js";
 

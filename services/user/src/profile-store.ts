@@ -2,14 +2,15 @@
  * What the User service stores, in its own database: profiles (sharing the Auth account's
  * integer id) and addresses (integer ids of their own, each owned by one user's email).
  */
-import type { Role } from "@commerce/runtime/identity/caller.js";
-import type {
-  Collection,
-  CollectionSpec,
-  DocumentStore,
-  VersionedDocument,
-} from "@commerce/runtime/store/document-store.js";
-import { idClaimsSpec, type IdClaimDocument } from "@commerce/runtime/store/sequential-id.js";
+import type { Role } from "@commerce/runtime/identity";
+import {
+  type Collection,
+  type CollectionSpec,
+  type DocumentStore,
+  type VersionedDocument,
+  idClaimsSpec,
+  type IdClaimDocument,
+} from "@commerce/runtime/store";
 
 export interface ProfileDocument extends VersionedDocument {
   readonly _id: number;

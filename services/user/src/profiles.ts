@@ -5,17 +5,9 @@
  * another account, which no older token reaches (ADR 0034).
  */
 import type { Client } from "@connectrpc/connect";
-import {
-  conflict,
-  forbidden,
-  notFound,
-  unauthenticated,
-  unavailable,
-} from "@commerce/runtime/errors/domain-error.js";
-import type { Caller, Role } from "@commerce/runtime/identity/caller.js";
-import { changeDocument, unchanged } from "@commerce/runtime/store/change-document.js";
-import { DuplicateKeyError } from "@commerce/runtime/store/document-store.js";
-import { insertWithNextId } from "@commerce/runtime/store/sequential-id.js";
+import { conflict, forbidden, notFound, unauthenticated, unavailable } from "@commerce/runtime/errors";
+import type { Caller, Role } from "@commerce/runtime/identity";
+import { changeDocument, unchanged, DuplicateKeyError, insertWithNextId } from "@commerce/runtime/store";
 import type { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import type { AddressDocument, ProfileCollections, ProfileDocument } from "./profile-store.js";
 

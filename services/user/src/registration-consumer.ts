@@ -3,10 +3,9 @@
  * (Auth or the network failed in between). Idempotent: the profile's id is the user id, so a
  * redelivered event finds it there and changes nothing.
  */
-import type { EventHandler } from "@commerce/runtime/events/event-bus.js";
-import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
+import { type EventHandler, eventContract, parseEventData } from "@commerce/runtime/events";
 import { UserRegisteredSchema } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
-import type { Role } from "@commerce/runtime/identity/caller.js";
+import type { Role } from "@commerce/runtime/identity";
 import type { Profiles } from "./profiles.js";
 
 export const registrationTopic = eventContract(UserRegisteredSchema).topic;

@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { requireCaller } from "@commerce/runtime/identity/caller.js";
+import { requireCaller } from "@commerce/runtime/identity";
 import type { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
 import type { AddressDocument } from "./profile-store.js";
 import type { Profiles } from "./profiles.js";

@@ -2,9 +2,8 @@
  * Wiring of the User service: ports in, routes and background work out, no socket.
  */
 import { createClient } from "@connectrpc/connect";
-import type { Subscription } from "@commerce/runtime/events/event-bus.js";
-import { startConsumer } from "@commerce/runtime/events/event-consumer.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
+import { type Subscription, startConsumer } from "@commerce/runtime/events";
+import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";

@@ -1,16 +1,11 @@
 import { Code, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
-import type { ServiceRoutes } from "@commerce/runtime/server/service-host.js";
+import type { ServiceRoutes } from "@commerce/runtime/server";
 import { expect } from "chai";
-import {
-  codeOf,
-  startServiceHarness,
-  type ServiceHarness,
-} from "@commerce/runtime/testing/service-harness.js";
+import { codeOf, startServiceHarness, type ServiceHarness, eventually } from "@commerce/runtime/testing";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+import { createEventFactory } from "@commerce/runtime/events";
 import { UserRegisteredSchema } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
 import { buildUserService } from "./user-module.js";
 

@@ -4,8 +4,7 @@
  * rule covers a route added tomorrow without an edit, and a route an edge forgot still counts.
  */
 import { getOption } from "@bufbuild/protobuf";
-import { publicServices } from "@commerce/runtime/contract/contract-services.js";
-import { Access, methodContract } from "@commerce/runtime/contract/method-contract.js";
+import { publicServices, Access, methodContract } from "@commerce/runtime/contract";
 import { http } from "@commerce/runtime/gen/google/api/annotations_pb.js";
 
 export interface ContractRoute {

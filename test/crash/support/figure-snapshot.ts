@@ -8,9 +8,8 @@
  * published for it (the tests publish an order's updates in the order they happened); each
  * successful payment counts once, on the UTC day it was paid.
  */
-import type { AnalyticsFigures, OrderFigures } from "@commerce/analytics/analytics-figures.js";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
+import type { AnalyticsFigures, OrderFigures } from "@commerce/analytics";
+import { type EventRecord, eventContract, parseEventData } from "@commerce/runtime/events";
 import {
   UserDeletedSchema,
   UserRegisteredSchema,

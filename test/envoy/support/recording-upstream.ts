@@ -13,8 +13,7 @@ import { AuthService, LoginResponseSchema } from "@commerce/runtime/gen/commerce
 import { MessageResponseSchema } from "@commerce/runtime/gen/commerce/common/v1/message_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import { ProfileSchema, UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
-import { registerHealthService } from "@commerce/runtime/server/health-service.js";
-import { createDualProtocolServer } from "@commerce/runtime/server/dual-protocol-server.js";
+import { registerHealthService, createDualProtocolServer } from "@commerce/runtime/server";
 
 export interface RecordedCall {
   readonly method: string;

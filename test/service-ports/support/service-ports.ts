@@ -10,7 +10,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity/request-trust.js";
+import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity";
 
 export type ServiceName = "auth" | "user" | "product" | "order" | "notification" | "payment" | "analytics";
 

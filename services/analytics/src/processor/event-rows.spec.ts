@@ -1,7 +1,6 @@
 import { expect } from "chai";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { PermanentEventError } from "@commerce/runtime/events/permanent-event-error.js";
-import { orderStatuses as orderServiceStatuses } from "@commerce/order/order-status.js";
+import { type EventRecord, PermanentEventError } from "@commerce/runtime/events";
+import { orderStatuses as orderServiceStatuses } from "@commerce/order";
 import { orderStatuses } from "../order-statuses.js";
 import {
   deleted,

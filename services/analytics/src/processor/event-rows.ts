@@ -9,10 +9,13 @@
  * throws `PermanentEventError`: retrying cannot help, so it goes to the dead-letter topic.
  */
 import type { DescMessage } from "@bufbuild/protobuf";
-import type { AnalyticsRow } from "@commerce/runtime/analytics/analytics-store.js";
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { eventContract, parseEventData } from "@commerce/runtime/events/event-factory.js";
-import { PermanentEventError } from "@commerce/runtime/events/permanent-event-error.js";
+import type { AnalyticsRow } from "@commerce/runtime/analytics";
+import {
+  type EventRecord,
+  eventContract,
+  parseEventData,
+  PermanentEventError,
+} from "@commerce/runtime/events";
 import {
   UserDeletedSchema,
   UserRegisteredSchema,

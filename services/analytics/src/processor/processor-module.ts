@@ -10,14 +10,10 @@
  * warning at every retry, until it answers again (losing rows to an outage would make every
  * figure wrong until a rebuild).
  */
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { migrateAnalyticsStore } from "@commerce/runtime/analytics/analytics-migrations.js";
-import type { Subscription } from "@commerce/runtime/events/event-bus.js";
-import { startBatchConsumer } from "@commerce/runtime/events/event-consumer.js";
-import { eventTopics } from "@commerce/runtime/events/event-topics.js";
-import { createHealthWatch } from "@commerce/runtime/server/health-watch.js";
-import type { ServiceContext, ServiceModule } from "@commerce/runtime/server/service-module.js";
-import { withAnalyticsSpans } from "@commerce/runtime/telemetry/analytics-spans.js";
+import { type AnalyticsStore, migrateAnalyticsStore } from "@commerce/runtime/analytics";
+import { type Subscription, startBatchConsumer, eventTopics } from "@commerce/runtime/events";
+import { createHealthWatch, type ServiceContext, type ServiceModule } from "@commerce/runtime/server";
+import { withAnalyticsSpans } from "@commerce/runtime/telemetry";
 import { analyticsMigrations } from "../analytics-schema.js";
 import { createStreamProcessor } from "./stream-processor.js";
 

@@ -10,9 +10,8 @@
  * anything is written; the consumer's policy (`withBatchRetries`) then hands the records over
  * one at a time, so the others are written and only that one is dead-lettered.
  */
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import type { BatchHandler } from "@commerce/runtime/events/event-bus.js";
-import { PermanentEventError } from "@commerce/runtime/events/permanent-event-error.js";
+import type { AnalyticsStore } from "@commerce/runtime/analytics";
+import { type BatchHandler, PermanentEventError } from "@commerce/runtime/events";
 import { eventTables, refreshRollups, type EventFamily } from "../analytics-rollups.js";
 import { analyticsRowOf, type TableRow } from "./event-rows.js";
 

@@ -10,14 +10,15 @@
  * read low while the replay runs. Two rebuilds at once are refused by the bus (the replay's
  * group still has a member).
  */
-import type { AnalyticsStore } from "@commerce/runtime/analytics/analytics-store.js";
-import { migrateAnalyticsStore } from "@commerce/runtime/analytics/analytics-migrations.js";
-import { identifier, sql } from "@commerce/runtime/analytics/sql.js";
-import type { EventBus, PartitionLag } from "@commerce/runtime/events/event-bus.js";
-import { startBatchConsumer } from "@commerce/runtime/events/event-consumer.js";
-import type { EventLogger } from "@commerce/runtime/events/event-logger.js";
-import { eventTopics } from "@commerce/runtime/events/event-topics.js";
-import { untraced } from "@commerce/runtime/telemetry/telemetry.js";
+import { type AnalyticsStore, migrateAnalyticsStore, identifier, sql } from "@commerce/runtime/analytics";
+import {
+  type EventBus,
+  type PartitionLag,
+  startBatchConsumer,
+  type EventLogger,
+  eventTopics,
+} from "@commerce/runtime/events";
+import { untraced } from "@commerce/runtime/telemetry";
 import { setTimeout as delay } from "node:timers/promises";
 import { analyticsMigrations, pipelineTables } from "../analytics-schema.js";
 import { processorBatch } from "../processor/processor-module.js";

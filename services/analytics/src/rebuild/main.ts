@@ -6,14 +6,10 @@
  * chDB belong to one process at a time, so in embedded mode stop the platform first; on Kafka
  * and ClickHouse the platform may keep running.
  */
-import {
-  openAnalyticsStore,
-  readAnalyticsStoreSettings,
-} from "@commerce/runtime/analytics/analytics-store-settings.js";
-import { ConfigError, EnvReader } from "@commerce/runtime/config/env-reader.js";
-import { readInfraSettings, readProcessSettings } from "@commerce/runtime/config/process-settings.js";
-import { openPlatformBus } from "@commerce/runtime/events/platform-bus.js";
-import { createLogger } from "@commerce/runtime/logging/logger.js";
+import { openAnalyticsStore, readAnalyticsStoreSettings } from "@commerce/runtime/analytics";
+import { ConfigError, EnvReader, readInfraSettings, readProcessSettings } from "@commerce/runtime/config";
+import { openPlatformBus } from "@commerce/runtime/events";
+import { createLogger } from "@commerce/runtime/logging";
 import { rebuildAnalytics } from "./analytics-rebuild.js";
 
 async function main(): Promise<void> {

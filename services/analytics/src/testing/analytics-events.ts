@@ -2,9 +2,8 @@
  * Test support: events as the services publish them, built from the real payload messages, for
  * the analytics specs. Times are UTC wall clock (`YYYY-MM-DDTHH:MM:SS`); amounts minor units.
  */
-import type { EventRecord } from "@commerce/runtime/events/event-bus.js";
-import { createEventFactory } from "@commerce/runtime/events/event-factory.js";
-import { formatTimestamp } from "@commerce/runtime/time/wall-clock.js";
+import { type EventRecord, createEventFactory } from "@commerce/runtime/events";
+import { formatTimestamp } from "@commerce/runtime/time";
 import {
   UserDeletedSchema,
   UserLoginSchema,

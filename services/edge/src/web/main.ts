@@ -4,7 +4,7 @@
  * a process of its own for Envoy to route those paths to, in the multi-process topology and in
  * Kubernetes.
  */
-import { runWebProcess } from "@commerce/runtime/server/web-process.js";
+import { runWebProcess } from "@commerce/runtime/server";
 import { createPublicSite, readPublicSiteFiles } from "../public-site.js";
 
 runWebProcess({ name: "web", readPages: () => createPublicSite(readPublicSiteFiles()) }, process.env);

@@ -9,7 +9,7 @@
  * orders. A client error (4xx other than 408, 409, 425, 429) is not retried: the same request
  * would be refused again.
  */
-import { checkRetryPolicy, retry, type RetryPolicy } from "@commerce/runtime/resilience/retry.js";
+import { checkRetryPolicy, retry, type RetryPolicy } from "@commerce/runtime/resilience";
 import {
   GatewayError,
   type GatewayOrder,

@@ -4,9 +4,9 @@
  * written before it has reached the spy by then (one topic, delivered in order).
  */
 import { randomUUID } from "node:crypto";
-import type { EventBus, EventRecord } from "@commerce/runtime/events/event-bus.js";
-import type { DocumentStore } from "@commerce/runtime/store/document-store.js";
-import { eventually } from "@commerce/runtime/testing/eventually.js";
+import type { EventBus, EventRecord } from "@commerce/runtime/events";
+import type { DocumentStore } from "@commerce/runtime/store";
+import { eventually } from "@commerce/runtime/testing";
 import { openPaymentCollections } from "../payment-store.js";
 
 export async function publishedPaymentEvents(

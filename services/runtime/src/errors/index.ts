@@ -1,0 +1,3 @@
+/** `@commerce/runtime/errors`: the typed domain errors and their one mapping to Connect codes. */
+export * from "./domain-error.js";
+export * from "./to-connect-error.js";

@@ -1,0 +1,2 @@
+/** `@commerce/runtime/logging`: the structured logger. */
+export * from "./logger.js";

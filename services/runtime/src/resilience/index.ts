@@ -1,0 +1,3 @@
+/** `@commerce/runtime/resilience`: the one retry policy and its backoff. */
+export * from "./backoff.js";
+export * from "./retry.js";
