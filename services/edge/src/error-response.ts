@@ -1,5 +1,5 @@
 /**
- * RPC errors in the one JSON error body of both edges (@commerce/runtime/server/error-body.ts),
+ * RPC errors in the one JSON error body of both edges (services/runtime/src/server/error-body.ts),
  * through the standard gRPC → HTTP status table (ADR 0005).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
