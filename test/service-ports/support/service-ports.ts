@@ -10,19 +10,15 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { serviceProcesses, type ServiceProcessName } from "@commerce/runtime/config";
 import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity";
 
-export type ServiceName = "auth" | "user" | "product" | "order" | "notification" | "payment" | "analytics";
+/** The services with a port of their own (the stream processor serves no RPC). */
+export type ServiceName = Exclude<ServiceProcessName, "analytics-processor">;
 
-export const serviceNames: readonly ServiceName[] = [
-  "auth",
-  "user",
-  "product",
-  "order",
-  "notification",
-  "payment",
-  "analytics",
-];
+export const serviceNames: readonly ServiceName[] = serviceProcesses.filter(
+  (name): name is ServiceName => name !== "analytics-processor",
+);
 
 function required(name: string): string {
   const value = process.env[name];
