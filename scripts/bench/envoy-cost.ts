@@ -16,7 +16,7 @@ import { SignJWT } from "jose";
 import { parse, stringify } from "yaml";
 import { writeEnvoySecrets } from "../../envoy/src/envoy-secrets.js";
 import { ensureEnvoy } from "../infra/envoy.js";
-import { runWhileStdinOpen, superviseChild, waitUntil } from "../infra/processes.js";
+import { freePorts, runWhileStdinOpen, superviseChild, waitUntil } from "../infra/processes.js";
 import { startChildServer, type ChildServer } from "./child-server.js";
 import { measure, processesCpu, type LoadOptions, type LoadResult } from "./load.js";
 
@@ -52,9 +52,14 @@ const asList = (value: unknown): Yaml[] => value as Yaml[];
 
 /**
  * The chart's configuration made to run here: untraced, no origin allowed, listening on
- * `port` (admin on the next), every cluster at the fixed upstream, files in `dir`.
+ * the given ports, every cluster at the fixed upstream, files in `dir`.
  */
-function loopbackConfig(chartYaml: string, port: number, upstreamPort: number, dir: string): string {
+function loopbackConfig(
+  chartYaml: string,
+  ports: { listener: number; admin: number },
+  upstreamPort: number,
+  dir: string,
+): string {
   const text = chartYaml
     .replace(/^#traced#.*\n/gm, "")
     .replaceAll("__FULLNAME__", "bench")
@@ -63,11 +68,11 @@ function loopbackConfig(chartYaml: string, port: number, upstreamPort: number, d
     .replaceAll("__CORS_MAX_AGE__", '"600"');
   const config = parse(text) as Yaml;
   const address = (at: number): Yaml => ({ socket_address: { address: "127.0.0.1", port_value: at } });
-  config["admin"] = { address: address(port + 1) };
+  config["admin"] = { address: address(ports.admin) };
   const resources = asObject(config["static_resources"]);
   const [listener] = asList(resources["listeners"]);
   if (listener === undefined) throw new Error(`${chartConfig} has no listener`);
-  listener["address"] = address(port);
+  listener["address"] = address(ports.listener);
   for (const cluster of asList(resources["clusters"])) {
     cluster["type"] = "STATIC";
     const load = asObject(cluster["load_assignment"]);
@@ -95,9 +100,9 @@ async function startEnvoy(
   await mkdir(join(dir, "secrets"), { recursive: true });
   await writeFile(join(dir, "contract.binpb"), descriptor);
   await writeEnvoySecrets(join(dir, "secrets"), secrets);
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const ports = await freePorts(["listener", "admin"]);
   const configPath = join(dir, "envoy.yaml");
-  await writeFile(configPath, loopbackConfig(chartYaml, port, Number(new URL(upstream.url).port), dir));
+  await writeFile(configPath, loopbackConfig(chartYaml, ports, Number(new URL(upstream.url).port), dir));
   const child = spawn(
     runWhileStdinOpen,
     [
@@ -117,7 +122,7 @@ async function startEnvoy(
     await supervised.stop();
     await rm(dir, { recursive: true, force: true });
   };
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `http://127.0.0.1:${ports.listener}`;
   // Ready once the catalog read answers 200 (health checks of the upstream have passed).
   const ready = await waitUntil(
     async () => (await fetch(`${baseUrl}/api/products/any`).catch(() => undefined))?.status === 200,
