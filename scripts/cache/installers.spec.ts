@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { ArtifactOptions } from "./cached-artifact.js";
+import { ensureChromium } from "../infra/chromium.js";
 import { ensureClickHouseRuntime } from "../infra/clickhouse-runtime.js";
 import { ensureEnvoy, envoyVersion } from "../infra/envoy.js";
 import { ensureFerretDbLauncher } from "../infra/ferretdb.js";
@@ -92,6 +93,15 @@ describe("installers on an empty cache, each requested several times at once", f
       (error: unknown) => error as { stderr?: string },
     );
     expect(refusal.stderr).to.equal("Unknown option specified: version\n");
+  });
+
+  it("unpacks Debian's Chromium once, and its real binary loads and reports the Debian version", async () => {
+    const chromium = await onceForAll(() => ensureChromium(options));
+    expect(await printed("ldd", [chromium.executable], chromium.env)).to.not.include("not found");
+    // The package "156.0.8078.108-1~deb12u1" prints "Chromium 156.0.8078.108".
+    const version = await printed(chromium.executable, ["--version"], chromium.env);
+    expect(version).to.match(/^Chromium 1\d\d\./);
+    expect(version).to.include(`Chromium ${chromium.version.split("-")[0]!} `);
   });
 
   it("fetches Envoy once, and it runs", async () => {
