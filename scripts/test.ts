@@ -5,7 +5,9 @@
  *      production dependency); the documentation's generated table of settings, and each
  *      process reading only the settings declared for it;
  *   2. the installers: each requested several times at once on an empty cache folder builds
- *      once and gives every caller a working tool (scripts/cache);
+ *      once and gives every caller a working tool (scripts/cache); then the test browser
+ *      (Debian's Chromium, unpacked into the cache on first use) driven on loopback: a form
+ *      filled, a screenshot, the accessibility check;
  *   3. unit, RPC and port contract suites (with a private FerretDB, a private Kafka and a
  *      private ClickHouse 18.16 for the MongoDB, Kafka and ClickHouse adapters);
  *   4. the container images: the Dockerfile replayed without Docker (the build, `npm ci
@@ -114,6 +116,11 @@ try {
     "installers: each requested at once on an empty cache, built once, every caller served",
     bin("mocha"),
     ["scripts/cache/**/*.spec.ts"],
+  );
+  await step(
+    "browser: Debian's Chromium from the cache, driven on loopback (form, screenshot, accessibility check)",
+    bin("mocha"),
+    ["scripts/testing/browser.spec.ts"],
   );
   await step(
     "unit, RPC and contract suites",
