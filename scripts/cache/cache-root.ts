@@ -1,6 +1,6 @@
 /**
  * Where the project keeps what it installs or builds for its tests and tools (FerretDB's
- * launcher, Kafka, ClickHouse, Envoy, Jaeger, the Kubernetes tools, Node.js):
+ * launcher, Kafka, ClickHouse, Chromium, Envoy, Jaeger, the Kubernetes tools, Node.js):
  * `${XDG_CACHE_HOME:-$HOME/.cache}/commerce-platform`, outside the repository, so that a fresh
  * clone or a `git clean` pays for none of it again, and `rm -rf` of that folder resets it.
  * Toolchains' own caches (Go's module and build caches, pip's, npm's, Maven's) stay where each
