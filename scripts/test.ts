@@ -100,6 +100,7 @@ try {
     "-p",
     "client/tsconfig.browser.json",
   ]);
+  await step("typecheck: the web app", bin("tsc"), ["--noEmit", "-p", "web/tsconfig.json"]);
   await step("lint", bin("eslint"), ["--max-warnings=0", "."]);
   await step("format", bin("prettier"), ["--check", "--log-level=warn", "."]);
   await step("buf lint", bin("buf"), ["lint"]);
@@ -123,6 +124,7 @@ try {
       "embedded/src/**/*.spec.ts",
       "client/src/**/*.spec.ts",
       "scripts/codegen/**/*.spec.ts",
+      "scripts/web-app/**/*.spec.ts",
     ],
     { MONGODB_URL: ferret.url, CLICKHOUSE_URL: clickHouse.url },
   );
