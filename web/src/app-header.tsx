@@ -1,18 +1,15 @@
 /** The header on every page: the shop's name, the way to each page, who is signed in. */
+import type { ReactNode } from "react";
 import { sessionStore, useSession } from "./api/session.js";
 import { itemCount, useCart } from "./cart/cart-store.js";
 import { Link, navigate, useLocation } from "./routing/router.js";
 import { useUnreadCount } from "./shop/unread-count.js";
 
-function NavLink({ to, children, label }: { to: string; children: React.ReactNode; label?: string }) {
+function NavLink({ to, children }: { to: string; children: ReactNode }) {
   const { pathname } = useLocation();
   const current = to === "/" ? pathname === "/" : pathname === to || pathname.startsWith(`${to}/`);
   return (
-    <Link
-      to={to}
-      aria-current={current ? "page" : undefined}
-      {...(label === undefined ? {} : { "aria-label": label })}
-    >
+    <Link to={to} aria-current={current ? "page" : undefined}>
       {children}
     </Link>
   );
@@ -39,8 +36,12 @@ export function AppHeader() {
               <NavLink to="/">Catalog</NavLink>
             </li>
             <li>
-              <NavLink to="/cart" label={`Cart, ${items} item${items === 1 ? "" : "s"}`}>
-                Cart <span className="count">{items}</span>
+              <NavLink to="/cart">
+                Cart{" "}
+                <span className="count">
+                  {items}
+                  <span className="visually-hidden"> item{items === 1 ? "" : "s"}</span>
+                </span>
               </NavLink>
             </li>
             {session === undefined ? (
@@ -61,13 +62,13 @@ export function AppHeader() {
                   <NavLink to="/payments">Payments</NavLink>
                 </li>
                 <li>
-                  <NavLink
-                    to="/notifications"
-                    label={unread === undefined ? "Notifications" : `Notifications, ${unreadText} unread`}
-                  >
+                  <NavLink to="/notifications">
                     Notifications{" "}
                     {unread === undefined || unread === 0 ? null : (
-                      <span className="count">{unreadText}</span>
+                      <span className="count">
+                        {unreadText}
+                        <span className="visually-hidden"> unread</span>
+                      </span>
                     )}
                   </NavLink>
                 </li>

@@ -2,7 +2,7 @@
  * The app: the storefront for everyone, the signed-in person's pages, and the admin console
  * (loaded only when an admin opens it, so the storefront's first page stays small).
  */
-import { useEffect, type ReactNode } from "react";
+import { lazy, Suspense, useEffect, type ReactNode } from "react";
 import { useSession } from "./api/session.js";
 import { AppHeader } from "./app-header.js";
 import { matchRoute, navigate, useLocation, withQuery, type Route } from "./routing/router.js";
@@ -18,7 +18,10 @@ import { PaymentsPage } from "./shop/payments-page.js";
 import { ProductPage } from "./shop/product-page.js";
 import { RegisterPage } from "./shop/register-page.js";
 import { Announcer } from "./ui/announcer.js";
+import { Page } from "./ui/page.js";
 import { Loading } from "./ui/status.js";
+
+const Console = lazy(() => import("./console/console.js").then(({ Console }) => ({ default: Console })));
 
 /** A page for signed-in people only: anyone else is asked to log in first, then comes back. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -28,6 +31,22 @@ function SignedIn({ children }: { children: ReactNode }) {
     if (session === undefined) navigate(withQuery("/login", { next: href }), { replace: true });
   }, [session, href]);
   return session === undefined ? <Loading what="the login page" /> : <>{children}</>;
+}
+
+/** The console, for admins only; the chunk is fetched only once an admin opens it. */
+function AdminOnly() {
+  const { session } = useSession();
+  if (session?.profile.role !== "ADMIN")
+    return (
+      <Page title="Admins only">
+        <p>The console is for admins. Log in with an admin account to open it.</p>
+      </Page>
+    );
+  return (
+    <Suspense fallback={<Loading what="the console" />}>
+      <Console />
+    </Suspense>
+  );
 }
 
 const routes: readonly Route[] = [
@@ -65,6 +84,22 @@ const routes: readonly Route[] = [
     render: () => (
       <SignedIn>
         <NotificationsPage />
+      </SignedIn>
+    ),
+  },
+  {
+    path: "/admin",
+    render: () => (
+      <SignedIn>
+        <AdminOnly />
+      </SignedIn>
+    ),
+  },
+  {
+    path: "/admin/:section",
+    render: () => (
+      <SignedIn>
+        <AdminOnly />
       </SignedIn>
     ),
   },

@@ -27,7 +27,8 @@ function titleOf(error: CommerceError): string {
     case 404:
       return "We could not find it.";
     case 409:
-      return error.code === "ALREADY_EXISTS" ? "That already exists." : "This was changed in the meantime.";
+      // The API's conflicts: a duplicate, a move its state does not allow, a change meanwhile.
+      return "That clashes with how things stand now.";
     case 413:
       return "That is too large to send.";
     case 429:

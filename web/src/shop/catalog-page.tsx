@@ -132,7 +132,7 @@ export function CatalogPage() {
                     <button
                       type="button"
                       disabled={product.stock === 0}
-                      aria-label={`Add ${product.name} to cart`}
+                      aria-label={`Add to cart: ${product.name}`}
                       onClick={() => {
                         cart.add(product, 1);
                         announce(`Added ${product.name} to your cart.`);

@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { api, outcomeOf, type Outcome } from "../api/commerce.js";
+import { useSession } from "../api/session.js";
 import { useResource } from "../api/use-resource.js";
 import type { components } from "@commerce/client";
 import { Link } from "../routing/router.js";
@@ -57,6 +58,8 @@ const watchForMs = 30_000;
 export function OrderPage({ orderId }: { orderId: string }) {
   const load = useCallback((signal: AbortSignal) => loadOrder(orderId, signal), [orderId]);
   const { outcome, reload } = useResource(load);
+  // Only the customer pays; an admin opening the order sees it as it is.
+  const email = useSession().session?.profile.email;
   const [paidAt, setPaidAt] = useState<number | undefined>(undefined);
   const status = outcome?.ok === true ? outcome.data.order.status : undefined;
   const watching = paidAt !== undefined && status === "CREATED";
@@ -133,7 +136,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
                   </tbody>
                 </table>
               </div>
-              {order.status === "CREATED" && !paid && paidAt === undefined ? (
+              {order.status === "CREATED" && !paid && paidAt === undefined && order.customerId === email ? (
                 <SandboxCheckout
                   orderId={order.orderId}
                   amount={order.totalAmount}

@@ -2,6 +2,7 @@
 const rupees = new Intl.NumberFormat("en-IN", { style: "currency", currency: "INR" });
 const moment = new Intl.DateTimeFormat("en-IN", { dateStyle: "medium", timeStyle: "short" });
 const day = new Intl.DateTimeFormat("en-IN", { dateStyle: "medium", timeZone: "UTC" });
+const shortDay = new Intl.DateTimeFormat("en-IN", { day: "numeric", month: "short", timeZone: "UTC" });
 
 export function formatMoney(amount: number): string {
   return rupees.format(amount);
@@ -13,10 +14,11 @@ export function formatMoment(timestamp: string): string {
   return Number.isNaN(parsed.getTime()) ? timestamp : moment.format(parsed);
 }
 
-/** A day of the API (`2026-11-27`, a UTC day). */
-export function formatDay(date: string): string {
+/** A day of the API (`2026-11-27`, a UTC day); `short` leaves the year out. */
+export function formatDay(date: string, short = false): string {
   const parsed = new Date(`${date}T00:00:00Z`);
-  return Number.isNaN(parsed.getTime()) ? date : day.format(parsed);
+  if (Number.isNaN(parsed.getTime())) return date;
+  return (short ? shortDay : day).format(parsed);
 }
 
 /** `ORDER_PLACED` → `Order placed`. */
