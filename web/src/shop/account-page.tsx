@@ -147,6 +147,13 @@ function ProfileForm({ profile, onSaved }: { profile: Profile; onSaved: () => vo
 
 function AddressItem({ address, onChanged }: { address: Address; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
+  // When the form closes, the focus goes back to the button that opened it, not to the page's top.
+  const editButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  useEffect(() => {
+    if (wasEditing.current && !editing) editButton.current?.focus();
+    wasEditing.current = editing;
+  }, [editing]);
   const [confirming, setConfirming] = useState(false);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const text = `${address.street}, ${address.city}, ${address.state} ${address.pincode}`;
@@ -195,6 +202,7 @@ function AddressItem({ address, onChanged }: { address: Address; onChanged: () =
           <p>{text}</p>
           <div className="actions">
             <button
+              ref={editButton}
               type="button"
               className="secondary"
               aria-label={`Edit address: ${text}`}
