@@ -10,8 +10,8 @@
 # manifest-list digest.
 FROM node:24.21.0-bookworm-slim@sha256:d6aa754f16b3197301076f047b5def2f02ea1dbbc2ca920407d46d7ec7f87b20 AS node-base
 
-# The project's own build: every dependency, code generated from proto/, TypeScript compiled to
-# .build/dist. The manifests come first, so a source change does not reinstall dependencies.
+# The project's own build: every dependency, code generated from proto/, the web app bundled
+# (into services/edge/site/app), TypeScript compiled to .build/dist. The manifests come first, so a source change does not reinstall dependencies.
 FROM node-base AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -26,6 +26,7 @@ COPY services/payment/package.json services/payment/
 COPY services/product/package.json services/product/
 COPY services/runtime/package.json services/runtime/
 COPY services/user/package.json services/user/
+COPY web/package.json web/
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
@@ -94,8 +95,9 @@ LABEL org.opencontainers.image.title="commerce-platform/analytics-processor" \
       org.opencontainers.image.description="Analytics stream processor: event topics into ClickHouse"
 ENTRYPOINT ["node", "services/analytics/src/processor/main.js"]
 
-# The public site (/openapi.json, /docs): the files `npm run build` copied beside the code.
+# The public site (/openapi.json, /docs, the web app at /): the files `npm run build` copied
+# beside the code.
 FROM service AS web
 LABEL org.opencontainers.image.title="commerce-platform/web" \
-      org.opencontainers.image.description="The public site: the API's description and its reference page"
+      org.opencontainers.image.description="The public site: the web app, the API's description and its reference page"
 ENTRYPOINT ["node", "services/edge/src/web/main.js"]

@@ -1,6 +1,7 @@
 // One linter for the repo: typescript-eslint with type information, so that a floating promise
 // is an error. Formatting belongs to Prettier alone.
 import js from "@eslint/js";
+import reactHooks from "eslint-plugin-react-hooks";
 import { builtinModules } from "node:module";
 import tseslint from "typescript-eslint";
 
@@ -68,6 +69,35 @@ export default tseslint.config(
         },
       ],
       "no-restricted-globals": ["error", "Buffer", "process", "global", "require", "__dirname", "__filename"],
+    },
+  },
+  {
+    // The web app runs in browsers and calls the platform only through the typed client
+    // (@commerce/client), like any third-party storefront: no fetch of its own, nothing of Node's.
+    files: ["web/src/**/*.{ts,tsx}"],
+    plugins: { "react-hooks": reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: builtinModules.map((name) => ({ name, message: "the web app runs in browsers" })),
+          patterns: [{ group: ["node:*"], message: "the web app runs in browsers" }],
+        },
+      ],
+      "no-restricted-globals": [
+        "error",
+        ...["fetch", "XMLHttpRequest", "WebSocket", "EventSource"].map((name) => ({
+          name,
+          message: "the web app calls the API through @commerce/client",
+        })),
+        "Buffer",
+        "process",
+        "global",
+        "require",
+        "__dirname",
+        "__filename",
+      ],
     },
   },
   {

@@ -27,10 +27,12 @@ interface RootPackage {
 }
 
 /**
- * Workspaces that production does not run: the typed client (client/) is for integrators' apps.
- * Left out of the build, `npm ci --omit=dev` leaves its dependencies out of the images too.
+ * Workspaces that production does not run: the typed client (client/) is for integrators' apps,
+ * and the web app (web/) runs in browsers, from the files `npm run generate` bundled into the
+ * edge's site folder (copied above). Left out of the build, `npm ci --omit=dev` leaves their
+ * dependencies out of the images too.
  */
-const notDeployed = new Set(["client"]);
+const notDeployed = new Set(["client", "web"]);
 
 /** Workspace folders, relative to the root, as npm expands the root's `workspaces` globs. */
 export function workspaceFolders(): string[] {

@@ -102,6 +102,7 @@ try {
     "-p",
     "client/tsconfig.browser.json",
   ]);
+  await step("typecheck: the web app", bin("tsc"), ["--noEmit", "-p", "web/tsconfig.json"]);
   await step("lint", bin("eslint"), ["--max-warnings=0", "."]);
   await step("format", bin("prettier"), ["--check", "--log-level=warn", "."]);
   await step("buf lint", bin("buf"), ["lint"]);
@@ -130,6 +131,7 @@ try {
       "embedded/src/**/*.spec.ts",
       "client/src/**/*.spec.ts",
       "scripts/codegen/**/*.spec.ts",
+      "scripts/web-app/**/*.spec.ts",
     ],
     { MONGODB_URL: ferret.url, CLICKHOUSE_URL: clickHouse.url },
   );

@@ -26,6 +26,7 @@ async function main(): Promise<void> {
   const lines = [
     "",
     `Commerce platform ready in ${Date.now() - started} ms (store: ${platform.mode.store}, events: ${platform.mode.bus}, analytics: ${platform.mode.analytics})`,
+    `  Web app:        ${platform.url}/ (storefront; an admin's login opens the console)`,
     `  REST edge:      ${platform.url}/api/...`,
     `  gRPC/Connect:   ${platform.grpcUrl} (internal)`,
     admin === undefined

@@ -223,9 +223,11 @@ describe("renderEnvoyConfig", () => {
       "commerce.payment.v1.SandboxCheckoutService",
       "commerce.analytics.v1.AnalyticsService",
     ]);
-    const regexes = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).flatMap((r) =>
-      r.match.safe_regex === undefined ? [] : [r.match.safe_regex.regex],
+    // The API's: the site's app pages have a regex of their own (the site's test below).
+    const api = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).filter(
+      (r) => !r.name.startsWith("site "),
     );
+    const regexes = api.flatMap((r) => (r.match.safe_regex === undefined ? [] : [r.match.safe_regex.regex]));
     for (const regex of regexes) expect(regex).to.match(/^\/api\//);
   });
 
@@ -246,21 +248,26 @@ describe("renderEnvoyConfig", () => {
     ]);
   });
 
-  it("sends the public site's paths to the web deployable, after the probes and before the API, with every filter of the API off", () => {
+  it("sends the public site's paths to the web deployable, after the probes and before the API, and the app's pages after the API, with every filter of the API off", () => {
     const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
     const routes = routesOf(config);
     const site = routes.filter((r) => r.name.startsWith("site "));
-    expect(routes.slice(0, 5).map((r) => r.name)).to.deep.equal([
+    expect(routes.slice(0, 6).map((r) => r.name)).to.deep.equal([
       "/healthz",
       "/readyz",
       "site /openapi.json",
       "site /docs",
       "site /docs/*",
+      "site /assets/*",
     ]);
+    expect(routes.at(-2)?.name).to.equal("* /api/");
+    expect(routes.at(-1)?.name).to.equal("site app pages");
     expect(site.map((r) => r.match)).to.deep.equal([
       { path: "/openapi.json" },
       { path: "/docs" },
       { prefix: "/docs/" },
+      { prefix: "/assets/" },
+      { safe_regex: { regex: "/[^.]*" } },
     ]);
     const off = { "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig", disabled: true };
     const filters = manager(config).http_filters.map((f) => f.name);
@@ -278,14 +285,23 @@ describe("renderEnvoyConfig", () => {
         "envoy.filters.http.credential_injector": off,
       });
     }
-    // Every file the site serves has a route; nothing else outside /api/ has one.
-    const routed = (path: string) =>
-      site.some(
-        (r) => r.match.path === path || (r.match.prefix !== undefined && path.startsWith(r.match.prefix)),
-      );
-    for (const path of readPublicSiteFiles().keys()) expect(routed(path), path).to.equal(true);
-    expect(routed("/openapi.json/")).to.equal(false);
-    expect(routed("/docsx")).to.equal(false);
+    // The route Envoy takes for a path: the first that matches (a regex matches the whole path).
+    const takes = (path: string) =>
+      routes.find(
+        (r) =>
+          r.match.path === path ||
+          (r.match.prefix !== undefined && path.startsWith(r.match.prefix)) ||
+          (r.match.safe_regex !== undefined && new RegExp(`^(?:${r.match.safe_regex.regex})$`).test(path)),
+      )?.name;
+    // Every file the site serves reaches it, and so does each page of the app.
+    for (const path of readPublicSiteFiles().keys()) expect(takes(path), path).to.match(/^site /);
+    for (const path of ["/", "/products/prd_42", "/admin/orders", "/docsx"])
+      expect(takes(path), path).to.equal("site app pages");
+    // The API's paths stay the API's; a file the site does not have, or a gRPC method, has no route.
+    expect(takes("/api/products")).to.match(/^GET \/api\/products\b/);
+    expect(takes("/api/nothing-here")).to.equal("* /api/");
+    for (const path of ["/openapi.json/", "/favicon.ico", "/commerce.user.v1.UserService/GetMe"])
+      expect(takes(path), path).to.equal(undefined);
     expect((config as unknown as RenderedConfig).static_resources.clusters.map((c) => c.name)).to.include(
       siteDeployment,
     );
@@ -329,7 +345,10 @@ describe("renderEnvoyConfig", () => {
       code: "METHOD_NOT_ALLOWED",
       message: "use PUT or DELETE for this path",
     });
-    const unknown = routesOf(config).at(-1);
+    // The last of the API's routes (the web app's pages come after it: the site's test above).
+    const unknown = routesOf(config)
+      .filter((r) => !r.name.startsWith("site "))
+      .at(-1);
     expect(unknown?.name).to.equal("* /api/");
     expect(unknown?.match).to.deep.equal({ prefix: "/api/" });
     expect(unknown?.metadata?.filter_metadata["commerce.rest"]).to.deep.equal({

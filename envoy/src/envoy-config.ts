@@ -41,7 +41,7 @@ import {
   restRoutes,
   shapedScript,
 } from "./rest-routes.js";
-import { siteRoutes } from "./site-routes.js";
+import { appPageRoutes, siteRoutes } from "./site-routes.js";
 import { collectorClusterConfig, tracingConfig, tracingRuntime } from "./tracing.js";
 import { upstreamCluster } from "./upstream-clusters.js";
 
@@ -236,6 +236,7 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
                               probeRoute("/readyz", "ready"),
                               ...(options.upstreams.has(siteDeployment) ? siteRoutes(siteDeployment) : []),
                               ...restRoutes(routeTable.routes, (route) => deploymentOf(route.service)),
+                              ...(options.upstreams.has(siteDeployment) ? appPageRoutes(siteDeployment) : []),
                             ],
                           },
                         ],

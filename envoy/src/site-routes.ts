@@ -1,8 +1,9 @@
 /**
  * The public site at the Envoy edge (ADR 0027): the
  * paths the local edge serves besides the API (services/edge/src/public-site.ts,
- * `publicSitePaths`: `/openapi.json` and `/docs` exactly, everything under `/docs/`) go to the
- * `web` deployable, which answers them as the local edge does, its 404 and 405 included. They
+ * `publicSitePaths`: `/openapi.json` and `/docs` exactly, everything under `/docs/` and
+ * `/assets/`, and the web app's pages) go to the `web` deployable, which answers them as the
+ * local edge does, its 404 and 405 included. They
  * are not the API's routes, so the API's filters step aside on them (verified on Envoy 1.40):
  *   - the REST filter and the transcoder leave the request and the answer as they are, and
  *     jwt_authn asks for no token (the site is public);
@@ -32,16 +33,29 @@ const disabled: JsonObject = {
   disabled: true,
 };
 
-/** The site's routes, to the cluster `cluster`: exact paths first, then the prefixes. */
-export function siteRoutes(cluster: string): JsonObject[] {
-  const matches: [string, JsonObject][] = [
-    ...publicSitePaths.exact.map((path): [string, JsonObject] => [path, { path }]),
-    ...publicSitePaths.prefixes.map((prefix): [string, JsonObject] => [`${prefix}*`, { prefix }]),
-  ];
-  return matches.map(([name, match]) => ({
+/** A route of the site to `cluster`, the API's filters off. */
+function siteRoute(cluster: string, name: string, match: JsonObject): JsonObject {
+  return {
     name: `site ${name}`,
     match,
     route: { cluster, timeout: `${routeTimeoutSeconds}s` },
     typed_per_filter_config: Object.fromEntries(apiFilters.map((filter) => [filter, disabled])),
-  }));
+  };
+}
+
+/** The site's files, to the cluster `cluster`: exact paths first, then the prefixes. */
+export function siteRoutes(cluster: string): JsonObject[] {
+  return [
+    ...publicSitePaths.exact.map((path) => siteRoute(cluster, path, { path })),
+    ...publicSitePaths.prefixes.map((prefix) => siteRoute(cluster, `${prefix}*`, { prefix })),
+  ];
+}
+
+/**
+ * The web app's pages (`publicSitePaths.appPages`: any path without a dot), to `cluster`. Last
+ * in the table: the probes, the site's files and every path under /api/ are matched before, and
+ * the web process answers what is left of them (`/api` itself, say) with the JSON 404.
+ */
+export function appPageRoutes(cluster: string): JsonObject[] {
+  return [siteRoute(cluster, "app pages", { safe_regex: { regex: publicSitePaths.appPages } })];
 }

@@ -206,10 +206,15 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
       // The typed client (client/) is for integrators' apps, and so is its runtime.
       "openapi-typescript",
       "openapi-fetch",
+      // The web app runs in browsers: the image holds its built files, not what built them.
+      "react",
+      "react-dom",
+      "vite",
+      "rolldown",
     ]) {
       expect(modules, dev).to.not.include(dev);
     }
-    expect(readdirSync(join(app, "node_modules", "@commerce"))).to.not.include("client");
+    expect(readdirSync(join(app, "node_modules", "@commerce"))).to.not.include.members(["client", "web"]);
     expect(readdirSync(join(app, "node_modules", "@bufbuild"))).to.not.include.members([
       "buf",
       "protoc-gen-es",
@@ -219,6 +224,7 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
     for (const file of [
       "services/runtime/gen/openapi.json",
       "services/edge/site/docs/vendor/swagger-ui-bundle.js",
+      "services/edge/site/app/index.html",
     ])
       expect(existsSync(join(app, file)), file).to.equal(true);
     const sources = readdirSync(join(app, "services"), { recursive: true, encoding: "utf8" });
@@ -379,7 +385,7 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
       expect(categories.map((c) => c.id)).to.include.members(["books", "electronics"]);
     });
 
-    it("web: serves the public site from its image's files: the API's description and the reference page", async () => {
+    it("web: serves the public site from its image's files: the web app, the API's description and the reference page", async () => {
       const base = `http://127.0.0.1:${containers.get("web")?.port ?? 0}`;
       const description = await fetch(`${base}/openapi.json`);
       expect(description.status).to.equal(200);
@@ -391,6 +397,13 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
       const bundle = await fetch(`${base}/docs/vendor/swagger-ui-bundle.js`);
       expect(bundle.status).to.equal(200);
       expect((await bundle.arrayBuffer()).byteLength).to.be.greaterThan(1e6);
+      for (const path of ["/", "/products/prd_42"]) {
+        const app = await fetch(`${base}${path}`);
+        expect(app.status, path).to.equal(200);
+        expect(app.headers.get("cache-control"), path).to.equal("no-cache");
+        const script = /src="(\/assets\/[^"]+\.js)"/.exec(await app.text())?.[1] ?? "";
+        expect((await fetch(`${base}${script}`)).status, script).to.equal(200);
+      }
       const other = await fetch(`${base}/api/products`);
       expect(other.status).to.equal(404);
       expect(await other.json()).to.deep.equal({

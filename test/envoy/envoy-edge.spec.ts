@@ -411,10 +411,13 @@ describe("Envoy edge: the public site", function () {
   /** The headers of every request that reached the site. */
   const arrived: Record<string, string | string[] | undefined>[] = [];
   let site: ServiceHost;
+  let upstream: RecordingUpstream;
   let envoy: EnvoyProcess;
   let base: string;
 
   before(async () => {
+    // One service beside the site, so the API's routes are there to stay the API's.
+    upstream = await startRecordingUpstream();
     const pages = createPublicSite(readPublicSiteFiles());
     // The web process's host (services/runtime/src/server/web-process.ts), recording.
     site = createServiceHost({
@@ -431,7 +434,10 @@ describe("Envoy edge: the public site", function () {
     });
     const port = await site.listen(0, "127.0.0.1");
     envoy = await startEnvoyProcess({
-      upstreams: new Map([["web", [{ host: "127.0.0.1", port }]]]),
+      upstreams: new Map([
+        ["web", [{ host: "127.0.0.1", port }]],
+        ["auth", [hostPortOf(upstream.url)]],
+      ]),
       secrets: { jwtSecret, edgeSecret },
       cors: { allowedOrigins: [shop], allowedHeaders: [], maxAgeSeconds: 600 },
     });
@@ -441,10 +447,12 @@ describe("Envoy edge: the public site", function () {
   after(async () => {
     await envoy.stop();
     await site.close(100);
+    await upstream.close();
   });
 
   beforeEach(() => {
     arrived.length = 0;
+    upstream.calls.length = 0;
   });
 
   it("passes a request on without the edge credential, a token or identity headers, and adds no CORS headers", async () => {
@@ -486,19 +494,76 @@ describe("Envoy edge: the public site", function () {
     expect(preflight.headers["access-control-allow-origin"]).to.equal(undefined);
   });
 
-  it("sends everything under /docs/ to the site, which answers its own 404, and nothing beside those paths", async () => {
+  it("sends everything under /docs/ and /assets/ to the site, which answers its own 404, and no file beside its own", async () => {
     const noRoute = { status: 404, code: "NOT_FOUND", message: "no route for this path" };
-    const unknownFile = await send(base, "GET", "/docs/nothing-here.js");
-    expect(unknownFile.status).to.equal(404);
-    expect(JSON.parse(unknownFile.text)).to.deep.equal(noRoute);
-    expect(arrived).to.have.length(1);
-    for (const path of ["/openapi.json/", "/docsx", "/openapi.yaml"]) {
+    for (const path of ["/docs/nothing-here.js", "/assets/nothing-here.js"]) {
+      arrived.length = 0;
+      const unknownFile = await send(base, "GET", path);
+      expect(unknownFile.status, path).to.equal(404);
+      expect(JSON.parse(unknownFile.text), path).to.deep.equal(noRoute);
+      expect(arrived, path).to.have.length(1);
+    }
+    for (const path of ["/openapi.json/", "/openapi.yaml", "/favicon.ico"]) {
       arrived.length = 0;
       const answer = await send(base, "GET", path);
       expect(answer.status, path).to.equal(404);
       expect(JSON.parse(answer.text), path).to.deep.equal(noRoute);
       expect(arrived, path).to.deep.equal([]);
     }
+  });
+
+  it("sends / and the web app's pages to the site, which answers them with the app's index.html and its headers", async () => {
+    const index = readPublicSiteFiles().get("/")?.body.toString() ?? "";
+    for (const path of ["/", "/products/prd_42", "/admin/orders", "/docsx"]) {
+      arrived.length = 0;
+      const page = await send(base, "GET", path, { origin: shop });
+      expect(page.status, path).to.equal(200);
+      expect(page.text, path).to.equal(index);
+      expect(
+        [
+          page.headers["content-type"],
+          page.headers["cache-control"],
+          page.headers["x-content-type-options"],
+          page.headers["referrer-policy"],
+        ],
+        path,
+      ).to.deep.equal(["text/html; charset=utf-8", "no-cache", "nosniff", "no-referrer"]);
+      expect(page.headers["content-security-policy"], path).to.match(
+        /^default-src 'self'; script-src 'self'; style-src 'self';/,
+      );
+      expect(page.headers["content-security-policy"], path).to.include("frame-ancestors 'none'");
+      expect(
+        Object.keys(page.headers).filter((name) => name.startsWith("access-control-")),
+        path,
+      ).to.deep.equal([]);
+      expect(arrived, path).to.have.length(1);
+    }
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(index)?.[1] ?? "";
+    const file = await send(base, "GET", script);
+    expect([file.status, file.headers["cache-control"]]).to.deep.equal([
+      200,
+      "public, max-age=31536000, immutable",
+    ]);
+  });
+
+  it("keeps the API's paths the API's: a route reaches the service, an unknown path is the API's 404, not the app", async () => {
+    const login = await send(
+      base,
+      "POST",
+      "/api/auth/login",
+      json,
+      JSON.stringify({ email: "a@example.test", password: "correct horse" }),
+    );
+    expect(login.status, login.text).to.equal(200);
+    expect(upstream.calls.map((call) => call.method)).to.deep.equal(["Login"]);
+    const unknown = await send(base, "GET", "/api/nothing-here");
+    expect(unknown.status).to.equal(404);
+    expect(JSON.parse(unknown.text)).to.deep.equal({
+      status: 404,
+      code: "NOT_FOUND",
+      message: "no route for this path",
+    });
+    expect(arrived).to.deep.equal([]);
   });
 });
 

@@ -1,10 +1,15 @@
 /**
  * What the platform's public address serves besides the API: the API's description at
- * `/openapi.json` (generated from the contract by `npm run generate`) and its reference page
+ * `/openapi.json` (generated from the contract by `npm run generate`), its reference page
  * under `/docs/` (Swagger UI, from this package's `site/` folder, whose `vendor/` files
- * `npm run generate` copies from the swagger-ui-dist package). Nothing is fetched from outside:
- * every file is ours to serve. The local edge serves it in front of its routes; behind Envoy the
- * `web` deployable does (web/main.ts; ADR 0027).
+ * `npm run generate` copies from the swagger-ui-dist package), and the web app at `/` (the
+ * storefront and the admin console, built by `npm run generate` into `site/app`:
+ * web-app-files.ts). Nothing is fetched from outside: every file is ours to serve. The local
+ * edge serves it in front of its routes; behind Envoy the `web` deployable does (web/main.ts;
+ * ADR 0027).
+ *
+ * The app routes in the browser: a reload or a link to one of its pages (`/products/42`,
+ * `/admin/orders`) must get its index.html, while a file it does not have is a 404, not a page.
  *
  * The files are read once, at start, and served from memory with a strong ETag, so a browser's
  * or a proxy's revalidation costs a 304.
@@ -14,6 +19,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { type DualRequest, type DualResponse, errorBody, sendError } from "@commerce/runtime/server";
+import { readWebAppFiles } from "./web-app-files.js";
 
 export interface SiteFile {
   readonly contentType: string;
@@ -24,14 +30,33 @@ export interface SiteFile {
 }
 
 /**
- * The paths of the site, as an edge routes them: these exactly, and everything under the
- * prefixes (an unknown file there is the site's own 404). Envoy sends them to the `web`
- * deployable (envoy/src/site-routes.ts).
+ * The paths of the site, as an edge routes them: these exactly, everything under the prefixes
+ * (an unknown file there is the site's own 404), and the app's routes, after the API's. Envoy
+ * sends them to the `web` deployable (envoy/src/site-routes.ts).
  */
 export const publicSitePaths = {
   exact: ["/openapi.json", "/docs"],
-  prefixes: ["/docs/"],
+  prefixes: ["/docs/", "/assets/"],
+  /**
+   * The web app's pages, answered with its index.html: a path without a dot (whole-path match,
+   * the same in JavaScript and in Envoy's RE2). A dot names a file (`/favicon.ico`, a gRPC
+   * method `/pkg.Service/Method`): those the app does not have stay 404.
+   */
+  appPages: "/[^.]*",
 } as const;
+
+/** Paths that are never the app's pages, each with what is under it: the API, the probes, the site's files. */
+const notAppPages = ["/api", "/healthz", "/readyz", "/docs", "/openapi.json", "/assets"];
+
+const appPage = new RegExp(`^${publicSitePaths.appPages}$`);
+
+/** Whether `pathname` is one of the web app's pages (answered with its index.html). */
+export function isAppPage(pathname: string): boolean {
+  return (
+    appPage.test(pathname) &&
+    !notAppPages.some((path) => pathname === path || pathname.startsWith(`${path}/`))
+  );
+}
 
 /** Serves a request for one of its paths; false for any other path. */
 export type PublicSite = (req: DualRequest, res: DualResponse, pathname: string) => boolean;
@@ -48,7 +73,10 @@ const pageSecurity = {
 const fileOf = (url: string): string => fileURLToPath(url);
 const siteFile = (path: string): string => fileOf(new URL(`../site/${path}`, import.meta.url).href);
 
-/** The site's files by path, read from where `npm run generate` and the repository put them. */
+/**
+ * The site's files by path, read from where `npm run generate` and the repository put them;
+ * `/` is the web app's index.html, which createPublicSite also answers the app's pages with.
+ */
 export function readPublicSiteFiles(): ReadonlyMap<string, SiteFile> {
   const day = "public, max-age=86400";
   const fiveMinutes = "public, max-age=300";
@@ -92,9 +120,14 @@ export function readPublicSiteFiles(): ReadonlyMap<string, SiteFile> {
       "/docs/vendor/swagger-ui-bundle.js.LICENSE.txt",
       file(siteFile("docs/vendor/swagger-ui-bundle.js.LICENSE.txt"), "text/plain; charset=utf-8", day),
     ],
+    ...readWebAppFiles(),
   ]);
 }
 
+/**
+ * Serves `files` by exact path, and the file at `/` (the app's index.html) for every other
+ * path that is one of the app's pages; any other method is 405.
+ */
 export function createPublicSite(files: ReadonlyMap<string, SiteFile>): PublicSite {
   const served = new Map(
     [...files].map(([path, file]) => [
@@ -102,8 +135,9 @@ export function createPublicSite(files: ReadonlyMap<string, SiteFile>): PublicSi
       { ...file, etag: `"${createHash("sha256").update(file.body).digest("base64url").slice(0, 27)}"` },
     ]),
   );
+  const app = served.get("/");
   return (req, res, pathname) => {
-    const file = served.get(pathname);
+    const file = served.get(pathname) ?? (isAppPage(pathname) ? app : undefined);
     if (file === undefined) return false;
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("allow", "GET, HEAD");

@@ -58,8 +58,18 @@ describe("the web process (services/edge/src/web/main.ts)", function () {
     expect(refused.headers.get("allow")).to.equal("GET, HEAD");
   });
 
+  it("serves the web app at / and on its pages", async () => {
+    for (const path of ["/", "/products/prd_42"]) {
+      const page = await fetch(`${base}${path}`);
+      expect(page.status, path).to.equal(200);
+      expect(page.headers.get("content-type"), path).to.equal("text/html; charset=utf-8");
+      expect(page.headers.get("content-security-policy"), path).to.include("frame-ancestors 'none'");
+      expect(await page.text(), path).to.include('<div id="root"></div>');
+    }
+  });
+
   it("answers any other path with the JSON 404 of both edges", async () => {
-    for (const path of ["/api/products", "/docs/nothing-here", "/"]) {
+    for (const path of ["/api/products", "/docs/nothing-here", "/assets/nothing-here.js", "/api"]) {
       const response = await fetch(`${base}${path}`);
       expect(response.status, path).to.equal(404);
       expect(await response.json(), path).to.deep.equal({

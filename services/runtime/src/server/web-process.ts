@@ -1,6 +1,6 @@
 /**
  * A process that serves plain HTTP pages and nothing else: the `web` deployable, which serves
- * the public site (the API's description and its reference page) behind Envoy in the
+ * the public site (the web app, the API's description and its reference page) behind Envoy in the
  * multi-process topology and in Kubernetes (ADR 0027).
  * It reads `PORT`, `HOST` and `LOG_LEVEL` only: no store, no event bus, no secret. Like every
  * service it answers gRPC health (Envoy's health checks and the chart's probes ask it),

@@ -1,0 +1,137 @@
+/**
+ * The cart and placing an order from it. The API prices the order and checks the stock: a line
+ * it refuses (not enough stock, a product no longer sold) is marked with what the API said.
+ */
+import { useState } from "react";
+import { api, outcomeOf } from "../api/commerce.js";
+import type { Problem } from "../api/problem.js";
+import { useSession } from "../api/session.js";
+import { cart, itemCount, useCart, type CartLine } from "../cart/cart-store.js";
+import { Link, navigate, withQuery } from "../routing/router.js";
+import { announce } from "../ui/announcer.js";
+import { formatMoney } from "../ui/format.js";
+import { Page } from "../ui/page.js";
+import { Empty, ProblemNotice } from "../ui/status.js";
+
+/** What the API's refusal says about one line, when its message names the line's product. */
+function lineNote(problem: Problem | undefined, line: CartLine): string | undefined {
+  if (problem?.detail?.includes(line.productId) !== true) return undefined;
+  if (problem.status === 404) return "No longer sold: remove it to order the rest.";
+  if (/stock/i.test(problem.detail)) return "Not that many in stock: lower the quantity.";
+  return problem.detail;
+}
+
+export function CartPage() {
+  const lines = useCart();
+  const { session } = useSession();
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const total = lines.reduce((sum, line) => sum + line.price * line.quantity, 0);
+
+  const placeOrder = async (): Promise<void> => {
+    setBusy(true);
+    setProblem(undefined);
+    const placed = await outcomeOf(
+      api.POST("/api/orders", {
+        body: { items: lines.map(({ productId, quantity }) => ({ productId, quantity })) },
+      }),
+    );
+    setBusy(false);
+    if (!placed.ok) {
+      setProblem(placed.problem);
+      return;
+    }
+    cart.clear();
+    announce("Your order was placed.");
+    navigate(`/orders/${encodeURIComponent(placed.data.orderId)}`);
+  };
+
+  return (
+    <Page title="Your cart">
+      {lines.length === 0 ? (
+        <Empty>
+          Your cart is empty. <Link to="/">Browse the catalog</Link>
+        </Empty>
+      ) : (
+        <>
+          {problem === undefined ? null : (
+            <ProblemNotice problem={{ ...problem, title: `Your order was not placed. ${problem.title}` }} />
+          )}
+          <div className="table-wrap">
+            <table>
+              <caption className="visually-hidden">Items in your cart</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Product</th>
+                  <th scope="col">Price</th>
+                  <th scope="col">Quantity</th>
+                  <th scope="col">Subtotal</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {lines.map((line) => {
+                  const note = lineNote(problem, line);
+                  return (
+                    <tr key={line.productId} className={note === undefined ? undefined : "refused"}>
+                      <th scope="row">
+                        <Link to={`/products/${encodeURIComponent(line.productId)}`}>{line.name}</Link>
+                        {note === undefined ? null : <p className="line-note">{note}</p>}
+                      </th>
+                      <td>{formatMoney(line.price)}</td>
+                      <td>
+                        <input
+                          className="quantity"
+                          type="number"
+                          min={1}
+                          value={line.quantity}
+                          aria-label={`Quantity of ${line.name}`}
+                          onChange={(event) => {
+                            const quantity = event.target.valueAsNumber;
+                            if (Number.isInteger(quantity) && quantity > 0)
+                              cart.setQuantity(line.productId, quantity);
+                          }}
+                        />
+                      </td>
+                      <td>{formatMoney(line.price * line.quantity)}</td>
+                      <td>
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-label={`Remove ${line.name}`}
+                          onClick={() => {
+                            cart.remove(line.productId);
+                            announce(`Removed ${line.name} from your cart.`);
+                          }}
+                        >
+                          Remove
+                        </button>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          <p className="total">
+            {itemCount(lines)} item{itemCount(lines) === 1 ? "" : "s"}, about {formatMoney(total)}
+            <span className="muted"> (the order is priced at today&apos;s prices)</span>
+          </p>
+          {session === undefined ? (
+            <p>
+              <Link className="button" to={withQuery("/login", { next: "/cart" })}>
+                Log in to place your order
+              </Link>
+            </p>
+          ) : (
+            <button type="button" disabled={busy} onClick={() => void placeOrder()}>
+              {busy ? "Placing your order…" : "Place order"}
+            </button>
+          )}
+        </>
+      )}
+    </Page>
+  );
+}

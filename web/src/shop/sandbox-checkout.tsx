@@ -1,0 +1,95 @@
+/**
+ * Paying an order with the platform's sandbox gateway, embedded in the page (embedded mode's
+ * gateway): `POST /api/payments/create` opens a gateway order for the order's total, then the
+ * sandbox's checkout pays (or declines) it and delivers the gateway's signed callback. The
+ * order is confirmed moments later, by the payment's event: `onPaid` lets the page watch for it.
+ */
+import { useState } from "react";
+import type { components } from "@commerce/client";
+import { api, outcomeOf } from "../api/commerce.js";
+import type { Problem } from "../api/problem.js";
+import { formatMoney } from "../ui/format.js";
+import { ProblemNotice } from "../ui/status.js";
+
+type GatewayOrder = components["schemas"]["CreatePaymentResponse"];
+
+export function SandboxCheckout({
+  orderId,
+  amount,
+  onPaid,
+}: {
+  orderId: string;
+  amount: number;
+  onPaid: () => void;
+}) {
+  const [gatewayOrder, setGatewayOrder] = useState<GatewayOrder | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const [declined, setDeclined] = useState(false);
+
+  const open = async (): Promise<void> => {
+    setBusy(true);
+    setProblem(undefined);
+    setDeclined(false);
+    const created = await outcomeOf(api.POST("/api/payments/create", { body: { orderId, amount } }));
+    setBusy(false);
+    if (created.ok) setGatewayOrder(created.data);
+    else setProblem(created.problem);
+  };
+
+  const pay = async (outcome: "paid" | "declined"): Promise<void> => {
+    if (gatewayOrder === undefined) return;
+    setBusy(true);
+    setProblem(undefined);
+    const paid = await outcomeOf(
+      api.POST("/api/payments/sandbox/checkout", {
+        body: { providerOrderId: gatewayOrder.providerOrderId, outcome },
+      }),
+    );
+    setBusy(false);
+    if (!paid.ok) {
+      setProblem(paid.problem);
+      return;
+    }
+    if (paid.data.status === "SUCCESS") {
+      onPaid();
+      return;
+    }
+    setGatewayOrder(undefined);
+    setDeclined(true);
+  };
+
+  return (
+    <section className="card checkout" aria-labelledby="checkout-heading">
+      <h2 id="checkout-heading">Payment</h2>
+      {problem === undefined ? null : <ProblemNotice problem={problem} />}
+      {declined ? (
+        <p className="notice" role="status">
+          The payment was declined. Nothing was charged; you can try again.
+        </p>
+      ) : null}
+      {gatewayOrder === undefined ? (
+        <button type="button" disabled={busy} onClick={() => void open()}>
+          {busy ? "Opening the checkout…" : `Pay ${formatMoney(amount)}`}
+        </button>
+      ) : (
+        <div className="sandbox" role="group" aria-labelledby="sandbox-heading">
+          <h3 id="sandbox-heading">Sandbox checkout</h3>
+          <p>
+            The platform&apos;s test gateway: no money moves. Gateway order{" "}
+            <code>{gatewayOrder.providerOrderId}</code>, {gatewayOrder.currency}{" "}
+            {formatMoney(gatewayOrder.amount)}.
+          </p>
+          <div className="actions">
+            <button type="button" disabled={busy} onClick={() => void pay("paid")}>
+              {busy ? "Paying…" : "Pay now"}
+            </button>
+            <button type="button" className="secondary" disabled={busy} onClick={() => void pay("declined")}>
+              Decline
+            </button>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
