@@ -1,7 +1,7 @@
 /**
  * Who is signed in: the token `POST /api/auth/login` answered and the profile it belongs to.
  *
- * The token lives in memory and in this tab's sessionStorage (webapp decision: a reload keeps
+ * The token lives in memory and in this tab's sessionStorage (ADR 0089: a reload keeps
  * the person signed in, closing the tab signs them out, other tabs and later visits never see
  * it; the API takes bearer tokens only, so there is no cookie to lean on). A call answered 401
  * ends the session (`expire`): the app sends the person back to log in, saying why.
