@@ -207,13 +207,13 @@ describe("An admin's journey in the web app", () => {
       return undefined;
     });
     expect(Object.keys(agreed)).to.deep.equal(["Users", "Orders", "Revenue", "Orders today"]);
-    await saveScreenshot(recorded, "dashboard", { inReadme: true });
+    await saveScreenshot(recorded, "dashboard", { fullPage: true, inReadme: true });
 
     // The dashboard on a phone-sized window.
     const phone = await browser().openPage("phone");
     await logInAsAdmin(phone.page);
     await expectAccessible(phone.page, "the console's dashboard on a phone");
-    await saveScreenshot(phone, "dashboard-phone");
+    await saveScreenshot(phone, "dashboard-phone", { fullPage: true });
 
     // The refused move is the one thing the browser reports in the console: its own line for a
     // request answered with an error status.

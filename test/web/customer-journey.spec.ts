@@ -79,7 +79,7 @@ describe("A customer's journey in the web app", () => {
       `${lamp.stock} in stock`,
     ]);
     await expectAccessible(page, "the product page");
-    await saveScreenshot(recorded, "product");
+    await saveScreenshot(recorded, "product", { fullPage: true });
     await page.getByRole("button", { name: "Add to cart", exact: true }).click();
     await header.getByRole("link", { name: "Cart 2 items" }).click();
 
@@ -178,7 +178,7 @@ describe("A customer's journey in the web app", () => {
       .getByText(`${guide.stock - 1} in stock`)
       .waitFor();
     await expectAccessible(phone.page, "the storefront on a phone");
-    await saveScreenshot(phone, "storefront-phone");
+    await saveScreenshot(phone, "storefront-phone", { fullPage: true });
 
     expectQuietAndLocal(recorded);
     expectQuietAndLocal(phone);

@@ -10,13 +10,20 @@ import type { RecordedPage } from "#testing/browser.js";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 
+export interface ScreenshotOptions {
+  /** The whole page rather than the window (not for lists that grow with the deployment). */
+  readonly fullPage?: boolean;
+  /** One of the README's images. */
+  readonly inReadme?: boolean;
+}
+
 export async function saveScreenshot(
   recorded: RecordedPage,
   name: string,
-  options: { readonly inReadme?: boolean } = {},
+  options: ScreenshotOptions = {},
 ): Promise<void> {
   const path = join(root, ".build", "screenshots", `${name}.png`);
-  await recorded.screenshot(path, { fullPage: true });
+  await recorded.screenshot(path, { fullPage: options.fullPage ?? false });
   if (options.inReadme === true && process.env["UPDATE_SCREENSHOTS"] === "1") {
     await copyFile(path, join(root, "docs", "images", `${name}.png`));
   }
