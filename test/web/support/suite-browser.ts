@@ -4,7 +4,7 @@
  */
 import { launchBrowser, type TestBrowser } from "#testing/browser.js";
 
-/** Registers the spec file's hooks; the function it returns gives the running browser. */
+/** Registers the suite's hooks; the function it returns gives the running browser. */
 export function useSuiteBrowser(): () => TestBrowser {
   let browser: TestBrowser | undefined;
   before(async function () {
