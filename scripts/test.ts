@@ -29,16 +29,18 @@
  *      leaves every figure exact;
  *   7. the README's Try it, pasted into a fresh shell against the platform started as `npm start`
  *      starts on a fresh clone (no settings: the admin and the secrets generated); then the
- *      black-box acceptance suite over HTTP against the platform in embedded mode (chDB;
- *      with the service-port suite against its services' port, then Schemathesis fuzzing the API
- *      from the description it serves), on FerretDB with the embedded bus, and on FerretDB with
- *      Kafka (both with ClickHouse);
+ *      black-box acceptance suite over HTTP against the platform in embedded mode (chDB; with
+ *      the web app's journeys in Chromium, a customer's and an admin's, then the service-port
+ *      suite against its services' port, then Schemathesis fuzzing the API from the description
+ *      it serves), on FerretDB with the embedded bus, and on FerretDB with Kafka (both with
+ *      ClickHouse);
  *   8. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
  *      and Order, behind a real Envoy, every process and Envoy tracing into a private Jaeger:
  *      the end-to-end trace of an order placed and paid (read back from Jaeger's API, with the
- *      metrics), the acceptance suite through Envoy, the service-port suite against the
- *      services' own ports, then Schemathesis fuzzing the API through Envoy from the description
- *      Envoy serves (the `web` process's); no process may exit meanwhile.
+ *      metrics), the acceptance suite and the web app's journeys through Envoy, the
+ *      service-port suite against the services' own ports, then Schemathesis fuzzing the API
+ *      through Envoy from the description Envoy serves (the `web` process's); no process may
+ *      exit meanwhile.
  * Prints how long each step took, and ends with one line of totals.
  */
 import { randomBytes } from "node:crypto";
@@ -81,6 +83,11 @@ function serviceUrls(urlOf: (service: ServiceName) => string): Record<string, st
 }
 
 const secret = (bytes: number): string => randomBytes(bytes).toString("base64url");
+const acceptance = "test/acceptance/**/*.spec.ts";
+// The web app driven in Chromium as a customer and an admin would, after the acceptance suite
+// in the same run: once behind the local edge (embedded mode) and once behind Envoy, the two
+// edges that serve it; the other modes change nothing the browser sees.
+const webJourneys = "test/web/**/*.spec.ts";
 const scratch = await mkdtemp(join(tmpdir(), "commerce-test-"));
 // Two FerretDB servers: the acceptance suite compares the analytics figures with the documents,
 // so each deployment's documents, events and analytics must come from the same history. The
@@ -217,7 +224,8 @@ try {
     ],
   ];
   for (const [mode, env] of modes) {
-    const title = `acceptance (${mode})`;
+    const withJourneys = mode === "embedded";
+    const title = `acceptance${withJourneys ? " and web journeys" : ""} (${mode})`;
     let platform: PlatformProcess;
     try {
       platform = await startPlatformProcess({
@@ -231,7 +239,7 @@ try {
       continue;
     }
     try {
-      await step(title, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
+      await step(title, bin("mocha"), withJourneys ? [acceptance, webJourneys] : [acceptance], {
         ...deployment,
         BASE_URL: platform.baseUrl,
       });
@@ -286,7 +294,7 @@ try {
         process.stdout.write(`\n!!! ${incident.process} ${incident.exit}\n${incident.tail}\n`),
     });
   } catch (error) {
-    failedToStart(`acceptance (${topology})`, error);
+    failedToStart(`acceptance and web journeys (${topology})`, error);
   }
   if (cluster !== undefined && jaeger !== undefined) {
     try {
@@ -301,7 +309,7 @@ try {
           JAEGER_METRICS_URL: jaeger.metricsUrl,
         },
       );
-      await step(`acceptance (${topology})`, bin("mocha"), ["test/acceptance/**/*.spec.ts"], {
+      await step(`acceptance and web journeys (${topology})`, bin("mocha"), [acceptance, webJourneys], {
         ...deployment,
         BASE_URL: cluster.baseUrl,
       });

@@ -93,7 +93,7 @@ export function OrdersPage() {
                         <Link to={`/orders/${encodeURIComponent(order.orderId)}`}>{order.orderId}</Link>
                       </th>
                       <td>{order.customerId}</td>
-                      <td>{formatMoney(order.totalAmount)}</td>
+                      <td className="amount">{formatMoney(order.totalAmount)}</td>
                       <td>
                         <StatusBadge status={order.status} />
                       </td>

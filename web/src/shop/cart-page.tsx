@@ -80,7 +80,7 @@ export function CartPage() {
                         <Link to={`/products/${encodeURIComponent(line.productId)}`}>{line.name}</Link>
                         {note === undefined ? null : <p className="line-note">{note}</p>}
                       </th>
-                      <td>{formatMoney(line.price)}</td>
+                      <td className="amount">{formatMoney(line.price)}</td>
                       <td>
                         <input
                           className="quantity"
@@ -95,7 +95,7 @@ export function CartPage() {
                           }}
                         />
                       </td>
-                      <td>{formatMoney(line.price * line.quantity)}</td>
+                      <td className="amount">{formatMoney(line.price * line.quantity)}</td>
                       <td>
                         <button
                           type="button"

@@ -130,7 +130,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
                           )}
                         </th>
                         <td>{item.quantity}</td>
-                        <td>{formatMoney(item.price)}</td>
+                        <td className="amount">{formatMoney(item.price)}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -41,7 +41,7 @@ export function OrdersPage() {
                       <td>
                         <StatusBadge status={order.status} />
                       </td>
-                      <td>{formatMoney(order.totalAmount)}</td>
+                      <td className="amount">{formatMoney(order.totalAmount)}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -40,7 +40,7 @@ export function PaymentsPage() {
                         <Link to={`/orders/${encodeURIComponent(payment.orderId)}`}>{payment.orderId}</Link>
                       </td>
                       <td>{formatMoment(payment.createdAt)}</td>
-                      <td>{formatMoney(payment.amount)}</td>
+                      <td className="amount">{formatMoney(payment.amount)}</td>
                       <td>
                         <StatusBadge status={payment.status} />
                       </td>
