@@ -6,10 +6,9 @@ import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.j
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { createRouterTransport } from "@connectrpc/connect";
 import { expect } from "chai";
-import { createDualProtocolServer, type DualProtocolServer } from "@commerce/runtime/server";
-import { capturedLogger } from "@commerce/runtime/testing";
+import type { DualProtocolServer } from "@commerce/runtime/server";
 import type { CorsSettings } from "./cors-settings.js";
-import { createEdge } from "./edge.js";
+import { startLoopbackEdge } from "./testing/loopback-edge.js";
 
 const shop = "https://shop.example.test";
 const other = "https://elsewhere.example.test";
@@ -34,19 +33,13 @@ describe("the local edge's CORS", () => {
         },
       });
     });
-    const edge = createEdge({
+    const { base, server } = await startLoopbackEdge({
       services: [ProductService, OrderService],
       transportFor: () => transport,
-      verifyToken: () => Promise.resolve(undefined),
-      edgeSecret: "edge",
-      maxBodyBytes: 1 << 20,
-      logger: capturedLogger().logger,
-      isReady: () => true,
       ...(cors === undefined ? {} : { cors }),
     });
-    const server = createDualProtocolServer(edge.handler);
     servers.push(server);
-    return `http://127.0.0.1:${await server.listen(0, "127.0.0.1")}`;
+    return base;
   }
 
   const preflight = (base: string, path: string, origin: string): Promise<Response> =>

@@ -6,9 +6,9 @@
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { createRouterTransport } from "@connectrpc/connect";
 import { expect } from "chai";
-import { createDualProtocolServer, type DualProtocolServer } from "@commerce/runtime/server";
+import type { DualProtocolServer } from "@commerce/runtime/server";
 import { capturedLogger, rawExchange } from "@commerce/runtime/testing";
-import { createEdge } from "./edge.js";
+import { startLoopbackEdge } from "./testing/loopback-edge.js";
 
 describe("the edge and a request body that breaks off", () => {
   const { logger, lines } = capturedLogger();
@@ -25,17 +25,11 @@ describe("the edge and a request body that breaks off", () => {
         },
       });
     });
-    const edge = createEdge({
+    ({ base, server } = await startLoopbackEdge({
       services: [ProductService],
       transportFor: () => transport,
-      verifyToken: () => Promise.resolve(undefined),
-      edgeSecret: "edge",
-      maxBodyBytes: 1 << 20,
       logger,
-      isReady: () => true,
-    });
-    server = createDualProtocolServer(edge.handler);
-    base = `http://127.0.0.1:${await server.listen(0, "127.0.0.1")}`;
+    }));
   });
 
   after(() => server.close(100));

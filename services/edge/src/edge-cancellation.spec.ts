@@ -21,14 +21,9 @@ import {
 } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { noRevokedAccounts, createRequestTrust, sha256 } from "@commerce/runtime/identity";
 import { createLogger } from "@commerce/runtime/logging";
-import {
-  createDualProtocolServer,
-  type DualProtocolServer,
-  createServiceHost,
-  type ServiceHost,
-} from "@commerce/runtime/server";
+import { type DualProtocolServer, createServiceHost, type ServiceHost } from "@commerce/runtime/server";
 import { type Collection, type DocumentStore, createEmbeddedStoreProvider } from "@commerce/runtime/store";
-import { createEdge } from "./edge.js";
+import { startLoopbackEdge } from "./testing/loopback-edge.js";
 
 interface Seen {
   /** Why the handler's signal fired, once it did. */
@@ -86,18 +81,13 @@ for (const path of ["in process", "over gRPC"] as const) {
         const port = await host.listen(0, "127.0.0.1");
         transport = createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` });
       }
-      const edge = createEdge({
+      ({ base: baseUrl, server: edgeServer } = await startLoopbackEdge({
         services: [ProductService],
         transportFor: () => transport,
-        verifyToken: () => Promise.resolve(undefined),
         edgeSecret,
-        maxBodyBytes: 1 << 20,
         logger,
-        isReady: () => true,
         timeoutMs: 300,
-      });
-      edgeServer = createDualProtocolServer(edge.handler);
-      baseUrl = `http://127.0.0.1:${await edgeServer.listen(0, "127.0.0.1")}`;
+      }));
     });
 
     beforeEach(() => {

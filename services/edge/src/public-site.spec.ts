@@ -8,9 +8,8 @@ import { fileURLToPath } from "node:url";
 import { createRouterTransport } from "@connectrpc/connect";
 import { expect } from "chai";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { createDualProtocolServer, type DualProtocolServer } from "@commerce/runtime/server";
-import { capturedLogger } from "@commerce/runtime/testing";
-import { createEdge } from "./edge.js";
+import type { DualProtocolServer } from "@commerce/runtime/server";
+import { startLoopbackEdge } from "./testing/loopback-edge.js";
 import { createPublicSite, readPublicSiteFiles } from "./public-site.js";
 
 const appIndex = readFileSync(fileURLToPath(new URL("../site/app/index.html", import.meta.url)), "utf8");
@@ -29,18 +28,11 @@ describe("the public site at the local edge", () => {
         listCategories: () => ({ categories: [{ id: "books", name: "Books" }] }),
       });
     });
-    const edge = createEdge({
+    ({ base, server } = await startLoopbackEdge({
       services: [ProductService],
       transportFor: () => transport,
-      verifyToken: () => Promise.resolve(undefined),
-      edgeSecret: "edge",
-      maxBodyBytes: 1 << 20,
-      logger: capturedLogger().logger,
-      isReady: () => true,
       site: createPublicSite(readPublicSiteFiles()),
-    });
-    server = createDualProtocolServer(edge.handler);
-    base = `http://127.0.0.1:${await server.listen(0, "127.0.0.1")}`;
+    }));
   });
 
   after(() => server.close(100));
