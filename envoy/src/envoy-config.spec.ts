@@ -1,14 +1,11 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { expect } from "chai";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { internalServices, publicServices, Access, methodContract } from "@commerce/runtime/contract";
 import { createRouteTable } from "@commerce/edge/rest-mapping";
 import { readPublicSiteFiles } from "@commerce/edge";
-import { ensureEnvoy } from "../../scripts/infra/envoy.js";
 import {
   buildDescriptorSet,
   deploymentOf,
@@ -24,9 +21,9 @@ import {
   type EnvoyOptions,
 } from "./envoy-options.js";
 import { writeEnvoySecrets } from "./envoy-secrets.js";
+import { validateEnvoyConfigs } from "./testing/envoy-validate.js";
 import { otlpExportOf } from "./tracing.js";
 
-const run = promisify(execFile);
 const repoRoot = join(import.meta.dirname, "..", "..");
 
 /** The parts of a rendered route the assertions read. */
@@ -484,29 +481,12 @@ describe("renderEnvoyConfig", () => {
 
   it("is a configuration Envoy accepts, untraced and traced (envoy --mode validate)", async function () {
     this.timeout(120_000);
-    const envoy = await ensureEnvoy();
-    const dir = await mkdtemp(join(tmpdir(), "envoy-validate-"));
-    try {
-      const descriptorPath = join(dir, "contract.binpb");
-      await writeFile(descriptorPath, contract.descriptorSet);
-      const files = await writeEnvoySecrets(join(dir, "secrets"), {
-        jwtSecret: "j".repeat(64),
-        edgeSecret: "e",
-      });
-      const configPath = join(dir, "envoy.yaml");
-      const names = [...contract.deployments.keys(), siteDeployment];
-      for (const otlp of [undefined, otlpExportOf("http://127.0.0.1:4318")]) {
-        await writeFile(
-          configPath,
-          renderEnvoyYaml(contract, { ...withUpstreams(names), descriptorPath, ...files, otlp }),
-        );
-        const { stdout } = await run(envoy, ["--mode", "validate", "-c", configPath, "--log-level", "error"]);
-        expect(stdout, otlp === undefined ? "untraced" : "traced").to.include(
-          `configuration '${configPath}' OK`,
-        );
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const upstreams = withUpstreams([...contract.deployments.keys(), siteDeployment]);
+    const [untraced, traced] = await validateEnvoyConfigs(contract, [
+      upstreams,
+      { ...upstreams, otlp: otlpExportOf("http://127.0.0.1:4318") },
+    ]);
+    expect(untraced?.stdout, "untraced").to.include(untraced?.accepted);
+    expect(traced?.stdout, "traced").to.include(traced?.accepted);
   });
 });
