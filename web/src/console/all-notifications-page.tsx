@@ -6,6 +6,7 @@ import { navigate, useLocation, withQuery } from "../routing/router.js";
 import { formatMoment, humanize } from "../ui/format.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded } from "../ui/status.js";
+import { Pager } from "../ui/pager.js";
 
 const pageSize = 50;
 
@@ -52,27 +53,14 @@ export function AllNotificationsPage() {
                 </table>
               </div>
             )}
-            <nav className="pager" aria-label="Pages of notifications">
-              <button
-                type="button"
-                disabled={page === 0}
-                onClick={() => {
-                  navigate(withQuery("/admin/notifications", { page: page - 1 }));
-                }}
-              >
-                Previous page
-              </button>
-              <span>Page {page + 1}</span>
-              <button
-                type="button"
-                disabled={notifications.length < pageSize}
-                onClick={() => {
-                  navigate(withQuery("/admin/notifications", { page: page + 1 }));
-                }}
-              >
-                Next page
-              </button>
-            </nav>
+            <Pager
+              label="Pages of notifications"
+              page={page}
+              hasNext={notifications.length >= pageSize}
+              go={(to) => {
+                navigate(withQuery("/admin/notifications", { page: to }));
+              }}
+            />
           </>
         )}
       </Loaded>

@@ -13,6 +13,7 @@ import { announce } from "../ui/announcer.js";
 import { Field } from "../ui/field.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded, ProblemNotice } from "../ui/status.js";
+import { Pager } from "../ui/pager.js";
 
 type ProductSummary = components["schemas"]["ProductSummary"];
 type ProductDraft = components["schemas"]["ProductDraft"];
@@ -70,29 +71,14 @@ export function ProductsPage() {
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Pages of products">
-                <button
-                  type="button"
-                  disabled={page === 0}
-                  onClick={() => {
-                    navigate(withQuery("/admin/products", { page: page - 1 }));
-                  }}
-                >
-                  Previous page
-                </button>
-                <span>
-                  Page {page + 1} of {Math.max(1, found.totalPages)}
-                </span>
-                <button
-                  type="button"
-                  disabled={page + 1 >= found.totalPages}
-                  onClick={() => {
-                    navigate(withQuery("/admin/products", { page: page + 1 }));
-                  }}
-                >
-                  Next page
-                </button>
-              </nav>
+              <Pager
+                label="Pages of products"
+                page={page}
+                totalPages={found.totalPages}
+                go={(to) => {
+                  navigate(withQuery("/admin/products", { page: to }));
+                }}
+              />
             </>
           )
         }

@@ -12,6 +12,7 @@ import { announce } from "../ui/announcer.js";
 import { formatMoney } from "../ui/format.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded } from "../ui/status.js";
+import { Pager } from "../ui/pager.js";
 
 const pageSize = 12;
 
@@ -143,29 +144,14 @@ export function CatalogPage() {
                   </li>
                 ))}
               </ul>
-              <nav className="pager" aria-label="Pages of products">
-                <button
-                  type="button"
-                  disabled={page === 0}
-                  onClick={() => {
-                    navigate(withQuery("/", { category, brand, page: page - 1 }));
-                  }}
-                >
-                  Previous page
-                </button>
-                <span>
-                  Page {page + 1} of {Math.max(1, found.totalPages)}
-                </span>
-                <button
-                  type="button"
-                  disabled={page + 1 >= found.totalPages}
-                  onClick={() => {
-                    navigate(withQuery("/", { category, brand, page: page + 1 }));
-                  }}
-                >
-                  Next page
-                </button>
-              </nav>
+              <Pager
+                label="Pages of products"
+                page={page}
+                totalPages={found.totalPages}
+                go={(to) => {
+                  navigate(withQuery("/", { category, brand, page: to }));
+                }}
+              />
             </>
           )
         }

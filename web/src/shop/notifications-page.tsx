@@ -9,6 +9,7 @@ import { formatMoment, humanize } from "../ui/format.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded, ProblemNotice } from "../ui/status.js";
 import { unreadChanged } from "./unread-count.js";
+import { Pager } from "../ui/pager.js";
 
 const pageSize = 20;
 
@@ -88,31 +89,14 @@ export function NotificationsPage() {
                 ))}
               </ul>
             )}
-            <nav className="pager" aria-label="Pages of notifications">
-              <button
-                type="button"
-                disabled={page === 0}
-                onClick={() => {
-                  navigate(
-                    withQuery("/notifications", { unread: unreadOnly ? "true" : undefined, page: page - 1 }),
-                  );
-                }}
-              >
-                Previous page
-              </button>
-              <span>Page {page + 1}</span>
-              <button
-                type="button"
-                disabled={notifications.length < pageSize}
-                onClick={() => {
-                  navigate(
-                    withQuery("/notifications", { unread: unreadOnly ? "true" : undefined, page: page + 1 }),
-                  );
-                }}
-              >
-                Next page
-              </button>
-            </nav>
+            <Pager
+              label="Pages of notifications"
+              page={page}
+              hasNext={notifications.length >= pageSize}
+              go={(to) => {
+                navigate(withQuery("/notifications", { unread: unreadOnly ? "true" : undefined, page: to }));
+              }}
+            />
           </>
         )}
       </Loaded>
