@@ -109,6 +109,52 @@ describe("createPeriodicTask", () => {
     await eventually(() => (passes === 4 ? true : undefined), 5_000, "the woken pass");
   });
 
+  it("after a pass that found nothing waits the idle interval, unless armed or woken", async () => {
+    const times: number[] = [];
+    const sweeper = task({
+      intervalMs: 30,
+      idleIntervalMs: 60_000,
+      runAtStart: true,
+      run: () => {
+        times.push(performance.now());
+        return Promise.resolve("idle" as const);
+      },
+    });
+    sweeper.start();
+    await eventually(() => (times.length === 1 ? true : undefined), 5_000, "the first pass");
+    await delay(100);
+    expect(times).to.have.length(1); // idle: not after the 30 ms interval
+    const armedAt = performance.now();
+    sweeper.arm();
+    await eventually(() => (times.length === 2 ? true : undefined), 5_000, "the armed pass");
+    // Within the interval of the arm, not at once.
+    expect((times[1] ?? 0) - armedAt).to.be.within(29, 1_000);
+    sweeper.wake();
+    await eventually(() => (times.length === 3 ? true : undefined), 5_000, "the woken pass");
+  });
+
+  it("takes an arm during a pass that ends idle as work it may have missed", async () => {
+    const first = gate();
+    let passes = 0;
+    const sweeper = task({
+      intervalMs: 20,
+      idleIntervalMs: 60_000,
+      runAtStart: true,
+      run: async () => {
+        passes += 1;
+        if (passes === 1) await first.opened;
+        return "idle";
+      },
+    });
+    sweeper.start();
+    await eventually(() => (passes === 1 ? true : undefined), 5_000, "the first pass");
+    sweeper.arm();
+    first.open();
+    await eventually(() => (passes === 2 ? true : undefined), 5_000, "a pass an interval later");
+    await delay(100);
+    expect(passes).to.equal(2); // that one was idle with no arm: the idle interval now
+  });
+
   it("has the next pass follow at once when woken during a pass", async () => {
     const first = gate();
     let passes = 0;
@@ -212,10 +258,14 @@ describe("createPeriodicTask", () => {
     expect(gaps[2]).to.be.at.least(79);
   });
 
-  it("refuses an interval that is not positive", () => {
+  it("refuses an interval that is not positive, or an idle interval shorter than it", () => {
     expect(() => task({ intervalMs: 0, run: () => Promise.resolve() })).to.throw(
       RangeError,
       "intervalMs must be > 0, got 0",
+    );
+    expect(() => task({ intervalMs: 100, idleIntervalMs: 50, run: () => Promise.resolve() })).to.throw(
+      RangeError,
+      "idleIntervalMs must be >= intervalMs (100), got 50",
     );
   });
 });

@@ -7,6 +7,9 @@
  * - `wake()` ends the pause at once (a write that has work for the relay), and a wake during a
  *   pass makes the next pass follow it without a pause; a pass can ask for that itself too
  *   (it stopped at a batch limit);
+ * - a task whose work is announced need not look every interval while there is none (ADR 0090):
+ *   a pass that found nothing answers `"idle"`, and the next one comes after `idleIntervalMs`
+ *   (a slow safety pass), until `arm()` says there may be work again;
  * - a failed pass is logged once when an outage begins and once when a pass succeeds again,
  *   never per failure; the loop goes on, after the interval or after a backoff that grows
  *   with each failure in a row (which `wake()` does not cut: writes during an outage must not
@@ -20,12 +23,20 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { EventLogger } from "../events/event-logger.js";
 import { backoffPauseMs, checkBackoff, type Backoff } from "../resilience/backoff.js";
 
-/** What a pass may answer: `"more"` when work is left, so the next pass starts at once. */
-export type PassOutcome = "more" | "done";
+/**
+ * What a pass may answer: `"more"` when work is left, so the next pass starts at once;
+ * `"idle"` when it found nothing to do, so the next one waits `idleIntervalMs` unless armed.
+ */
+export type PassOutcome = "more" | "done" | "idle";
 
 export interface PeriodicTaskOptions {
   /** Pause between passes, in milliseconds. */
   readonly intervalMs: number;
+  /**
+   * Pause after a pass that answered `"idle"`, until `arm()` or `wake()`: how long work nobody
+   * announced (another process's, say) may wait. By default `intervalMs`.
+   */
+  readonly idleIntervalMs?: number;
   /** Whether the first pass runs at `start()`, or only after a first interval (the default). */
   readonly runAtStart?: boolean;
   /**
@@ -49,30 +60,51 @@ export interface PeriodicTask {
   start(): void;
   /** Ends the pause now, or, during a pass, has the next pass follow it at once. */
   wake(): void;
+  /**
+   * There may be work again: after an idle pass, the next pass comes at most `intervalMs`
+   * from now instead of after `idleIntervalMs`. Unlike `wake()`, it runs nothing at once.
+   */
+  arm(): void;
   /** Stops the loop, aborting the pass in flight, and resolves once that pass has ended. */
   stop(): Promise<void>;
 }
 
 export function createPeriodicTask(options: PeriodicTaskOptions): PeriodicTask {
   const { intervalMs, run, logger } = options;
+  const idleIntervalMs = options.idleIntervalMs ?? intervalMs;
   if (!(intervalMs > 0)) throw new RangeError(`intervalMs must be > 0, got ${intervalMs}`);
+  if (!(idleIntervalMs >= intervalMs)) {
+    throw new RangeError(`idleIntervalMs must be >= intervalMs (${intervalMs}), got ${idleIntervalMs}`);
+  }
   if (options.failureBackoff !== undefined) checkBackoff(options.failureBackoff);
 
   let running: AbortController | undefined;
   /** The latest loop; a restarted loop begins after it, so passes never overlap across a restart. */
   let latest: Promise<void> = Promise.resolve();
   let woken = false;
-  let endPause: (() => void) | undefined;
+  /** `arm()` was called since the current pass began. */
+  let armed = false;
+  /** The last pass found nothing, and nothing has armed the task since. */
+  let idle = false;
+  /** When the pause under way ends (performance.now()); `arm()` may bring it forward. */
+  let pauseEndsAt = 0;
+  /** Cuts the current wait short, so the pause looks again at `woken` and `pauseEndsAt`. */
+  let interruptPause: (() => void) | undefined;
 
-  /** Waits `ms`, or less when stopped; a wake ends it only when `wakeable`. */
+  /** Waits `ms`, or less when stopped; a wake or an arm shortens it only when `wakeable`. */
   async function pause(ms: number, wakeable: boolean, signal: AbortSignal): Promise<void> {
-    if (wakeable && woken) return;
-    const ended = new AbortController();
-    if (wakeable) endPause = () => ended.abort();
-    await delay(ms, undefined, { signal: AbortSignal.any([signal, ended.signal]), ref: false }).catch(
-      () => undefined,
-    );
-    endPause = undefined;
+    pauseEndsAt = performance.now() + ms;
+    while (!signal.aborted && !(wakeable && woken)) {
+      const left = pauseEndsAt - performance.now();
+      if (left <= 0) break;
+      const interrupted = new AbortController();
+      if (wakeable) interruptPause = () => interrupted.abort();
+      await delay(left, undefined, {
+        signal: AbortSignal.any([signal, interrupted.signal]),
+        ref: false,
+      }).catch(() => undefined);
+      interruptPause = undefined;
+    }
   }
 
   async function loop(signal: AbortSignal): Promise<void> {
@@ -83,11 +115,13 @@ export function createPeriodicTask(options: PeriodicTaskOptions): PeriodicTask {
     if (options.runAtStart !== true) await pause(intervalMs, true, signal);
     while (!stopped()) {
       woken = false;
+      armed = false;
       let outcome: PassOutcome | undefined;
       try {
         outcome = (await run(signal)) ?? undefined;
       } catch (error) {
         if (stopped()) break;
+        idle = false;
         failures += 1;
         if (failures === 1)
           logger.error({ err: error, ...options.failureFields?.() }, options.failureMessage);
@@ -99,7 +133,9 @@ export function createPeriodicTask(options: PeriodicTaskOptions): PeriodicTask {
         logger.info({ failedPasses: failures }, options.recoveryMessage);
         failures = 0;
       }
-      if (outcome !== "more") await pause(intervalMs, true, signal);
+      // An arm during the pass counts: it announced work the pass may have missed.
+      idle = outcome === "idle" && !armed;
+      if (outcome !== "more") await pause(idle ? idleIntervalMs : intervalMs, true, signal);
     }
   }
 
@@ -112,7 +148,14 @@ export function createPeriodicTask(options: PeriodicTaskOptions): PeriodicTask {
     },
     wake() {
       woken = true;
-      endPause?.();
+      interruptPause?.();
+    },
+    arm() {
+      armed = true;
+      if (!idle) return;
+      idle = false;
+      pauseEndsAt = Math.min(pauseEndsAt, performance.now() + intervalMs);
+      interruptPause?.();
     },
     async stop() {
       running?.abort(new Error("the background task stopped"));
