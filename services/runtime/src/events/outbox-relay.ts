@@ -11,11 +11,13 @@
  * ids are taken out.
  *
  * The passes are the runtime's one periodic task (background/periodic-task.ts), so they never
- * overlap. `kick()` wakes it at once (every recorded write calls it, recorded-collection.ts, so
- * events leave within milliseconds); a pass that found work is followed by the next at once;
- * the poll interval covers writes by other processes and events left by a previous run. When
- * the bus or the store fails, the relay logs once per outage, backs off exponentially, and logs
- * again when it recovers.
+ * overlap. `kick()` wakes it at once (every recorded write calls it once the write is stored,
+ * recorded-collection.ts, so events leave within milliseconds); a pass that found work is
+ * followed by the next at once; the first pass runs at start, for events a previous run left.
+ * The poll interval is only a safety net (ADR 0090): for events another process recorded and
+ * did not publish (it crashed and was not restarted), found by the indexed `outboxPending`
+ * query. When the bus or the store fails, the relay logs once per outage, backs off
+ * exponentially, and logs again when it recovers.
  */
 import { createPeriodicTask } from "../background/periodic-task.js";
 import { changeDocument, unchanged } from "../store/change-document.js";
@@ -30,7 +32,7 @@ export interface OutboxRelayOptions {
   readonly bus: EventBus;
   /** Every collection whose documents carry an outbox; `outboxPending` should be indexed. */
   readonly collections: readonly Collection<OutboxCarrier>[];
-  /** How often to look for work nobody kicked about. */
+  /** How often to look for work nobody kicked about (events of another process). */
   readonly pollIntervalMs: number;
   /** Documents per pass. */
   readonly batchSize: number;

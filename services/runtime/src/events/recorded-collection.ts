@@ -87,18 +87,26 @@ export function createRecordedCollection<T extends OutboxCarrier>(
     async change(id, decide, signal) {
       // Of the decision whose swap counts (the last one: decisions run one after another).
       const decided = { events: 0 };
-      const outcome = await changeDocument(
-        collection,
-        id,
-        (current) => {
-          const decision = decide(current);
-          if (decision === unchanged) return unchanged;
-          const events = decision.events ?? [];
-          decided.events = events.length;
-          return recorded(decision.next, current._v, [...current.outbox, ...withCause(events, signal)]);
-        },
-        signal,
-      );
+      let outcome: ChangeOutcome<T> | undefined;
+      try {
+        outcome = await changeDocument(
+          collection,
+          id,
+          (current) => {
+            const decision = decide(current);
+            if (decision === unchanged) return unchanged;
+            const events = decision.events ?? [];
+            decided.events = events.length;
+            return recorded(decision.next, current._v, [...current.outbox, ...withCause(events, signal)]);
+          },
+          signal,
+        );
+      } catch (error) {
+        // A swap whose answer was lost may have landed, as with `insert`: the relay looks now,
+        // not at its safety poll.
+        if (decided.events > 0) hooks.written();
+        throw error;
+      }
       if (outcome?.changed === true && decided.events > 0) hooks.written();
       return outcome;
     },

@@ -28,7 +28,10 @@ export interface ServiceOutboxOptions {
    * deleted document (`RecordedCollection.delete`). Without it both throw.
    */
   readonly carriers?: Collection<EventCarrierDocument>;
-  /** How often the relay looks for events nobody woke it for (other processes). Default 1 s. */
+  /**
+   * How often the relay looks for events nobody woke it for: those another replica recorded
+   * and could not publish before it crashed (ADR 0090). Default 30 s.
+   */
   readonly pollIntervalMs?: number;
   /** Documents per relay pass. Default 100. */
   readonly batchSize?: number;
@@ -47,6 +50,13 @@ export interface ServiceOutbox {
   /** Resolves once the relay found nothing pending (tests, graceful shutdown). */
   drain(signal?: AbortSignal): Promise<void>;
 }
+
+/**
+ * The safety poll: every write in this process wakes the relay, and a relay that starts looks
+ * at once, so only a replica that crashed between a write and its publish, and is not
+ * restarted, leaves events for others to find; they wait at most this long.
+ */
+const defaultPollIntervalMs = 30_000;
 
 export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbox {
   const collections: Collection<OutboxCarrier>[] = [];
@@ -96,7 +106,7 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
       relay ??= createOutboxRelay({
         bus: options.bus,
         collections,
-        pollIntervalMs: options.pollIntervalMs ?? 1_000,
+        pollIntervalMs: options.pollIntervalMs ?? defaultPollIntervalMs,
         batchSize: options.batchSize ?? 100,
         logger: options.logger,
         telemetry: options.telemetry,
