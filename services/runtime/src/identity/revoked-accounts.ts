@@ -8,8 +8,11 @@
  * with any number of processes and replicas; what it learned is written to its own database
  * (`revoked_accounts`, one insert per deleted account) and read back at start, so a restart
  * forgets nothing. Replicas of one service share the group (each event reaches one of them) and
- * the database (every replica re-reads it each `pollIntervalMs`, 1 s in a service process), so every replica refuses a
- * deleted account's tokens within about a poll interval of the event's arrival.
+ * the database. The replica that learned a deletion then moves a version
+ * (`revoked_accounts_version`, one document), and every replica reads that one document each
+ * `pollIntervalMs` (1 s in a service process) and re-reads the list only when it moved
+ * (ADR 0091): every replica refuses a deleted account's tokens within about a poll interval of
+ * the event's arrival, and a poll costs one read by id, however many accounts were deleted.
  */
 import { createPeriodicTask, type PeriodicTask } from "../background/periodic-task.js";
 import { startConsumer } from "../events/event-consumer.js";
@@ -17,11 +20,14 @@ import type { EventBus, Subscription } from "../events/event-bus.js";
 import type { EventLogger } from "../events/event-logger.js";
 import { eventContract, parseEventData } from "../events/event-factory.js";
 import { untraced } from "../telemetry/telemetry.js";
+import { changeDocument } from "../store/change-document.js";
 import {
   DuplicateKeyError,
+  type Collection,
   type CollectionSpec,
   type DocumentStore,
   type StoredDocument,
+  type VersionedDocument,
 } from "../store/document-store.js";
 import { UserDeletedSchema } from "../../gen/commerce/events/v1/auth_events_pb.js";
 
@@ -49,8 +55,8 @@ export interface RevocationFeedOptions {
   readonly group: string;
   readonly logger: EventLogger;
   /**
-   * How often the database is re-read for what other replicas of the service learned. Unset:
-   * the process has no replicas (the embedded platform), and its own consumer hears everything.
+   * How often the version is read for what other replicas of the service learned. Unset: the
+   * process has no replicas (the embedded platform), and its own consumer hears everything.
    */
   readonly pollIntervalMs?: number;
 }
@@ -65,10 +71,37 @@ export interface RevokedAccountDocument extends StoredDocument {
 
 const revokedAccountsSpec: CollectionSpec<RevokedAccountDocument> = { name: "revoked_accounts" };
 
+/**
+ * The version of `revoked_accounts`: one document whose `_v` moves after each deletion learned,
+ * so that replicas re-read the list only when it changed.
+ */
+interface RevocationsVersionDocument extends VersionedDocument {
+  readonly _id: typeof versionId;
+}
+
+const versionId = "revoked_accounts";
+const versionSpec: CollectionSpec<RevocationsVersionDocument> = { name: "revoked_accounts_version" };
+
+/** Moves the version by one (a compare-and-set, which concurrent replicas retry). */
+async function moveVersion(
+  versions: Collection<RevocationsVersionDocument>,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    await versions.insert({ _id: versionId, _v: 1 }, signal);
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    await changeDocument(versions, versionId, (current) => ({ ...current }), signal);
+  }
+}
+
 export async function createRevocationFeed(options: RevocationFeedOptions): Promise<RevocationFeed> {
   const revoked = await options.store.collection(revokedAccountsSpec);
+  const versions = await options.store.collection(versionSpec);
   const known = new Set<number>();
   const deletedType = eventContract(UserDeletedSchema).type;
+  /** The version the last full read saw; the list is read again only when it moves. */
+  let seenVersion: number | undefined;
   let subscription: Subscription | undefined;
   // One read at a time, however slow the store: the runtime's periodic task never overlaps.
   const poll: PeriodicTask | undefined =
@@ -76,22 +109,26 @@ export async function createRevocationFeed(options: RevocationFeedOptions): Prom
       ? undefined
       : createPeriodicTask({
           intervalMs: options.pollIntervalMs,
-          run: load,
+          run: refresh,
           logger: options.logger,
           failureMessage: "could not re-read revoked accounts; the next poll retries",
           recoveryMessage: "re-reading revoked accounts works again",
         });
 
-  async function load(signal?: AbortSignal): Promise<void> {
+  /** Reads the list if the version moved since the last read (the version first, so none is missed). */
+  async function refresh(signal?: AbortSignal): Promise<void> {
+    const version = (await versions.get(versionId, signal))?._v ?? 0;
+    if (version === seenVersion) return;
     for (const account of await revoked.find({}, signal === undefined ? {} : { signal }))
       known.add(account._id);
+    seenVersion = version;
   }
 
   return {
     isRevoked: (userId) => known.has(userId),
 
     async start() {
-      await load();
+      await refresh();
       subscription = await startConsumer(options.bus, {
         group: options.group,
         topics: [eventContract(UserDeletedSchema).topic],
@@ -110,6 +147,9 @@ export async function createRevocationFeed(options: RevocationFeedOptions): Prom
             if (!(error instanceof DuplicateKeyError)) throw error; // learned before
           }
           known.add(event.userId);
+          // Also after a duplicate: a crash between the insert and this left it unmoved, and
+          // the event came again because its handling had not ended.
+          await moveVersion(versions, signal);
         },
       });
       poll?.start();
