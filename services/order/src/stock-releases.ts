@@ -8,6 +8,11 @@
  * them. Calling ReleaseStock again for an order already released is a no-op there, so a retry
  * after an unknown outcome is safe; within this process concurrent requests for one order
  * share one call.
+ *
+ * The loop looks every `retryIntervalMs` only while it knows of work (ADR 0090): a release
+ * that failed here arms it, and a pass that found nothing pending lets it rest. It passes at
+ * start (what a previous run left) and, resting, once a minute: for what another replica left
+ * when it crashed between a cancellation and its release.
  */
 import type { Client } from "@connectrpc/connect";
 import { createPeriodicTask } from "@commerce/runtime/background";
@@ -43,6 +48,9 @@ export interface StockReleases {
 /** Orders looked at per pass; the next pass takes the rest. */
 const batchSize = 100;
 
+/** How often a resting loop looks for releases another replica left. */
+const restingIntervalMs = 60_000;
+
 export function createStockReleases(options: StockReleasesOptions): StockReleases {
   const { orders, inventory, logger } = options;
   const inFlight = new Map<string, Promise<boolean>>();
@@ -60,6 +68,7 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
       if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
       // Lost every race: the marker stays, and the loop calls ReleaseStock again (a no-op
       // there) and clears it then.
+      loop.arm();
     }
   }
 
@@ -82,7 +91,8 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
     return true;
   }
 
-  function release(orderId: string, signal?: AbortSignal): Promise<boolean> {
+  /** One release of `orderId` at a time in this process: concurrent callers share it. */
+  function shared(orderId: string, signal?: AbortSignal): Promise<boolean> {
     let call = inFlight.get(orderId);
     if (call === undefined) {
       call = releaseOnce(orderId, keepingTrace(signal)).finally(() => inFlight.delete(orderId));
@@ -91,7 +101,14 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
     return call;
   }
 
-  async function retryPending(signal?: AbortSignal): Promise<number> {
+  async function release(orderId: string, signal?: AbortSignal): Promise<boolean> {
+    const released = await shared(orderId, signal);
+    if (!released) loop.arm(); // the loop tries again within the retry interval
+    return released;
+  }
+
+  /** One pass: how many pending orders it found, and how many of them it settled. */
+  async function pass(signal?: AbortSignal): Promise<{ found: number; settled: number }> {
     const pending = await orders.find(
       { stockReleasePending: true },
       { limit: batchSize, ...(signal === undefined ? {} : { signal }) },
@@ -99,17 +116,20 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
     let settled = 0;
     for (const order of pending) {
       if (signal?.aborted === true) break;
-      if (await release(order._id)) settled++;
+      if (await shared(order._id)) settled++;
       else break; // the Product service is down: wait for the next pass
     }
-    return settled;
+    return { found: pending.length, settled };
   }
 
   const loop = createPeriodicTask({
     intervalMs: options.retryIntervalMs,
+    idleIntervalMs: Math.max(options.retryIntervalMs, restingIntervalMs),
     runAtStart: true,
     run: async (signal) => {
-      await retryPending(signal);
+      const { found, settled } = await pass(signal);
+      if (settled < found) return "done"; // some are left: again after the retry interval
+      return found === batchSize ? "more" : "idle";
     },
     logger,
     failureMessage: "pending stock releases: pass failed",
@@ -118,7 +138,7 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
 
   return {
     release,
-    retryPending,
+    retryPending: async (signal) => (await pass(signal)).settled,
     start: () => loop.start(),
     async stop() {
       await loop.stop();
