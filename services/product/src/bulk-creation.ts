@@ -29,8 +29,12 @@ import { keepingTrace } from "@commerce/runtime/telemetry";
 export interface BulkCreation {
   /** Creates every draft or none; returns the new ids in request order. */
   createAll(drafts: readonly ProductDraftInput[], signal: AbortSignal): Promise<string[]>;
-  /** Finishes or removes batches left PENDING by a crash; returns how many it handled. */
-  finishStaleBatches(): Promise<number>;
+  /**
+   * Finishes or removes batches left PENDING by a crash; returns how many it handled, and
+   * whether PENDING products remain that a later pass must look at (younger than
+   * `staleAfterMs`: a creation under way, or one that will be stale then).
+   */
+  finishStaleBatches(): Promise<{ readonly handled: number; readonly waiting: boolean }>;
 }
 
 export interface BulkCreationDeps {
@@ -108,7 +112,13 @@ export function createBulkCreation(deps: BulkCreationDeps): BulkCreation {
 
     async finishStaleBatches() {
       const cutoff = deps.clock().getTime() - deps.staleAfterMs;
-      const stale = await products.find({ status: "PENDING", createdAt: { $lt: cutoff } }, { limit: 100 });
+      // Oldest first: the stale ones, then (at most one more read's worth) the younger ones.
+      const pending = await products.find(
+        { status: "PENDING" },
+        { sort: [{ field: "createdAt", direction: 1 }], limit: 100 },
+      );
+      const stale = pending.filter((product) => product.createdAt < cutoff);
+      const waiting = stale.length < pending.length || pending.length === 100;
       const batches = new Set(stale.flatMap((product) => product.batchId ?? []));
       for (const batchId of batches) {
         const members = await products.find({ batchId });
@@ -122,7 +132,7 @@ export function createBulkCreation(deps: BulkCreationDeps): BulkCreation {
           deps.logger.warn({ batchId, removed: pending.length }, "removed an interrupted bulk creation");
         }
       }
-      return batches.size;
+      return { handled: batches.size, waiting };
     },
   };
 }

@@ -2,6 +2,12 @@
  * Wiring of the Product service: ports in, routes and background work out, no socket. The
  * background work is the outbox relay and one periodic sweep that settles stale reservations
  * and interrupted bulk creations.
+ *
+ * The sweep runs every `sweepIntervalMs` while it leaves something unsettled, and rests
+ * otherwise (ADR 0090): resting, it looks once per TTL (or stale-batch age, the shorter).
+ * Nothing becomes due sooner than that after it begins, so a reservation or a batch that began
+ * just after a resting look (another replica's, left by a crash) is seen by the next one before
+ * it is due, and leaked stock still returns within the TTL plus an interval.
  */
 import { createClient } from "@connectrpc/connect";
 import { createPeriodicTask } from "@commerce/runtime/background";
@@ -32,7 +38,7 @@ export interface ProductOptions {
    * time has passed since it asked for the reservation (ADR 0042).
    */
   readonly reservationTtlMs?: number;
-  /** How often the sweeper runs. */
+  /** How often the sweeper runs while it has something to settle (it rests otherwise). */
   readonly sweepIntervalMs?: number;
   /** Age after which a bulk creation still PENDING counts as interrupted. */
   readonly staleBatchMs?: number;
@@ -82,9 +88,14 @@ export async function buildProductService(
   let placedOrders: Subscription | undefined;
   const sweeper = createPeriodicTask({
     intervalMs: settings.sweepIntervalMs,
+    idleIntervalMs: Math.max(
+      settings.sweepIntervalMs,
+      Math.min(settings.reservationTtlMs, settings.staleBatchMs),
+    ),
     run: async () => {
-      await reservations.sweep();
-      await bulk.finishStaleBatches();
+      const reserved = await reservations.sweep();
+      const batches = await bulk.finishStaleBatches();
+      return reserved.waiting || batches.waiting ? "done" : "idle";
     },
     logger: ctx.logger,
     failureMessage: "product sweep failed; retrying next period",

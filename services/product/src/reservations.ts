@@ -64,8 +64,19 @@ export interface Reservations {
   release(orderId: string, signal?: AbortSignal): Promise<boolean>;
   /** The order was written (ORDER_PLACED): its HELD reservation is COMMITTED; else nothing. */
   commit(orderId: string, signal?: AbortSignal): Promise<void>;
-  /** One pass of the sweeper (see the module comment); returns how many reservations it settled. */
-  sweep(): Promise<number>;
+  /** One pass of the sweeper (see the module comment). */
+  sweep(): Promise<SweepOutcome>;
+}
+
+/** What a sweep did, and whether a later one has something to do. */
+export interface SweepOutcome {
+  /** Reservations it settled. */
+  readonly settled: number;
+  /**
+   * Reservations it left unsettled: not due yet (younger than the TTL), or whose settling
+   * failed. None: the sweeper may rest (ADR 0090).
+   */
+  readonly waiting: boolean;
 }
 
 export interface ReservationsDeps {
@@ -323,8 +334,10 @@ export function createReservations(deps: ReservationsDeps): Reservations {
     async sweep() {
       const cutoff = deps.clock().getTime() - deps.ttlMs;
       let settledCount = 0;
+      let waiting = false;
       // Every due reservation in one pass, a page at a time: a pass that stopped after one page
-      // left the rest for later passes, and leaked stock waited behind them.
+      // left the rest for later passes, and leaked stock waited behind them. Pages come oldest
+      // first, so the first one not due yet ends its state's part: the rest are younger.
       const each = async (
         state: ReservationState,
         settle: (orderId: string) => Promise<void>,
@@ -335,26 +348,31 @@ export function createReservations(deps: ReservationsDeps): Reservations {
         for (;;) {
           const limit = sweepPageSize + handled.size;
           const page = await reservations.find(
-            olderThanTtl ? { state, heldAt: { $lt: cutoff } } : { state },
+            { state },
             { sort: [{ field: "heldAt", direction: 1 }], limit },
           );
-          const due = page.filter((reservation) => !handled.has(reservation._id));
-          for (const reservation of due) {
+          const unseen = page.filter((reservation) => !handled.has(reservation._id));
+          for (const reservation of unseen) {
+            if (olderThanTtl && reservation.heldAt >= cutoff) {
+              waiting = true;
+              return;
+            }
             handled.add(reservation._id);
             try {
               await settle(reservation._id);
               settledCount++;
             } catch (error) {
+              waiting = true;
               deps.logger.warn({ err: error, orderId: reservation._id }, "reservation sweep: will retry");
             }
           }
-          if (page.length < limit || due.length === 0) return;
+          if (page.length < limit || unseen.length === 0) return;
         }
       };
       await each("RELEASING", completeRelease, false);
       await each("PENDING", abandon, true);
       await each("HELD", settleHeld, true);
-      return settledCount;
+      return { settled: settledCount, waiting };
     },
   };
 }
