@@ -2,7 +2,9 @@
  * What the topology costs at rest (`npm run bench`, part 12; BENCH_ONLY=idle): the CPU time of
  * every process of the multi-process topology on FerretDB, Kafka and ClickHouse (the services,
  * Envoy, the stream processor, the site, and the three servers) over BENCH_IDLE_SECONDS
- * (default 20) in which nobody sends a request, as a share of one core. Twice: with the data a
+ * (default 300: the longest pause of the background work at rest, its safety passes, so every
+ * periodic pass falls in a window as often as it runs) in which nobody sends a request, as a
+ * share of one core. Twice: with the data a
  * short seeding leaves, and with BENCH_IDLE_DOCUMENTS more documents (default 5,000) in each
  * collection that grows with a shop's life (accounts, profiles, products, stock entries,
  * reservations, orders, notifications), so that work that grows with the data shows. And for
@@ -296,7 +298,8 @@ export async function benchIdle(options: IdleBenchOptions): Promise<string[]> {
     paymentWebhookSecret: secret(32),
   };
   const columns: { title: string; size: string; revision: string; window: Window }[] = [];
-  const profiled = new Map<number, string>();
+  /** Per revision, what each of its processes runs. */
+  const profiled = revisions.map(() => new Map<number, string>());
   let added = 0;
   try {
     for (const [index, revision] of revisions.entries()) {
@@ -327,7 +330,7 @@ export async function benchIdle(options: IdleBenchOptions): Promise<string[]> {
             }),
       });
       const pids = childProcesses().filter((pid) => !before.has(pid));
-      for (const pid of pids) profiled.set(pid, `${processName(pid)} (${revision.label})`);
+      for (const pid of pids) profiled[index]?.set(pid, `${processName(pid)} (${revision.label})`);
       try {
         if (index === 0) {
           log("seeding through the API");
@@ -373,7 +376,9 @@ export async function benchIdle(options: IdleBenchOptions): Promise<string[]> {
       const windows = columns
         .filter((c) => c.revision === revisions[index]?.label)
         .map((c) => ({ size: c.size, window: c.window.profile }));
-      lines.push(...profileLines(join(options.profileDir, `${index}`), profiled, windows));
+      lines.push(
+        ...profileLines(join(options.profileDir, `${index}`), profiled[index] ?? new Map(), windows),
+      );
     }
   }
   return lines;

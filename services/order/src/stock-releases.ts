@@ -9,13 +9,13 @@
  * after an unknown outcome is safe; within this process concurrent requests for one order
  * share one call.
  *
- * The loop looks every `retryIntervalMs` only while it knows of work (ADR 0090): a release
+ * The loop looks every `retryIntervalMs` only while it knows of work (ADR 0091): a release
  * that failed here arms it, and a pass that found nothing pending lets it rest. It passes at
- * start (what a previous run left) and, resting, once a minute: for what another replica left
- * when it crashed between a cancellation and its release.
+ * start (what a previous run left) and, resting, at the runtime's safety interval: for what
+ * another replica left when it crashed between a cancellation and its release.
  */
 import type { Client } from "@connectrpc/connect";
-import { createPeriodicTask } from "@commerce/runtime/background";
+import { createPeriodicTask, safetyPassIntervalMs } from "@commerce/runtime/background";
 import type { Logger } from "@commerce/runtime/logging";
 import { DomainError } from "@commerce/runtime/errors";
 import type { RecordedCollection } from "@commerce/runtime/events";
@@ -47,9 +47,6 @@ export interface StockReleases {
 
 /** Orders looked at per pass; the next pass takes the rest. */
 const batchSize = 100;
-
-/** How often a resting loop looks for releases another replica left. */
-const restingIntervalMs = 60_000;
 
 export function createStockReleases(options: StockReleasesOptions): StockReleases {
   const { orders, inventory, logger } = options;
@@ -124,7 +121,7 @@ export function createStockReleases(options: StockReleasesOptions): StockRelease
 
   const loop = createPeriodicTask({
     intervalMs: options.retryIntervalMs,
-    idleIntervalMs: Math.max(options.retryIntervalMs, restingIntervalMs),
+    idleIntervalMs: Math.max(options.retryIntervalMs, safetyPassIntervalMs),
     runAtStart: true,
     run: async (signal) => {
       const { found, settled } = await pass(signal);

@@ -4,7 +4,7 @@
  * and interrupted bulk creations.
  *
  * The sweep runs every `sweepIntervalMs` while it leaves something unsettled, and rests
- * otherwise (ADR 0090): resting, it looks once per TTL (or stale-batch age, the shorter).
+ * otherwise (ADR 0091): resting, it looks once per TTL (or stale-batch age, the shorter).
  * Nothing becomes due sooner than that after it begins, so a reservation or a batch that began
  * just after a resting look (another replica's, left by a crash) is seen by the next one before
  * it is due, and leaked stock still returns within the TTL plus an interval.

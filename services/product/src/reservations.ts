@@ -74,7 +74,7 @@ export interface SweepOutcome {
   readonly settled: number;
   /**
    * Reservations it left unsettled: not due yet (younger than the TTL), or whose settling
-   * failed. None: the sweeper may rest (ADR 0090).
+   * failed. None: the sweeper may rest (ADR 0091).
    */
   readonly waiting: boolean;
 }

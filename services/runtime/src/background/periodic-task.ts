@@ -7,7 +7,7 @@
  * - `wake()` ends the pause at once (a write that has work for the relay), and a wake during a
  *   pass makes the next pass follow it without a pause; a pass can ask for that itself too
  *   (it stopped at a batch limit);
- * - a task whose work is announced need not look every interval while there is none (ADR 0090):
+ * - a task whose work is announced need not look every interval while there is none (ADR 0091):
  *   a pass that found nothing answers `"idle"`, and the next one comes after `idleIntervalMs`
  *   (a slow safety pass), until `arm()` says there may be work again;
  * - a failed pass is logged once when an outage begins and once when a pass succeeds again,
@@ -22,6 +22,15 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { EventLogger } from "../events/event-logger.js";
 import { backoffPauseMs, checkBackoff, type Backoff } from "../resilience/backoff.js";
+
+/**
+ * How often background work at rest looks for what a crashed replica left: events it recorded
+ * and did not publish, stock releases it did not make (ADR 0091). Every write and every failure
+ * in a process wakes or arms its own loops, and a process passes at start for what its previous
+ * run left, so only a replica that crashed and never came back leaves work waiting this long.
+ * On MongoDB such a look is an index lookup; on FerretDB 1.24 a scan, so it is rare.
+ */
+export const safetyPassIntervalMs = 5 * 60_000;
 
 /**
  * What a pass may answer: `"more"` when work is left, so the next pass starts at once;

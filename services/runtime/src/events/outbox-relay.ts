@@ -14,7 +14,7 @@
  * overlap. `kick()` wakes it at once (every recorded write calls it once the write is stored,
  * recorded-collection.ts, so events leave within milliseconds); a pass that found work is
  * followed by the next at once; the first pass runs at start, for events a previous run left.
- * The poll interval is only a safety net (ADR 0090): for events another process recorded and
+ * The poll interval is only a safety net (ADR 0091): for events another process recorded and
  * did not publish (it crashed and was not restarted), found by the indexed `outboxPending`
  * query. When the bus or the store fails, the relay logs once per outage, backs off
  * exponentially, and logs again when it recovers.

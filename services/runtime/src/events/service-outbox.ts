@@ -5,6 +5,7 @@
  * it with its background work; every recorded write wakes the relay itself, so no write path
  * has to remember to.
  */
+import { safetyPassIntervalMs } from "../background/periodic-task.js";
 import { DuplicateKeyError, type Collection } from "../store/document-store.js";
 import type { EventBus } from "./event-bus.js";
 import type { EventLogger } from "./event-logger.js";
@@ -30,7 +31,7 @@ export interface ServiceOutboxOptions {
   readonly carriers?: Collection<EventCarrierDocument>;
   /**
    * How often the relay looks for events nobody woke it for: those another replica recorded
-   * and could not publish before it crashed (ADR 0090). Default 30 s.
+   * and could not publish before it crashed (ADR 0091). Default `safetyPassIntervalMs`.
    */
   readonly pollIntervalMs?: number;
   /** Documents per relay pass. Default 100. */
@@ -50,13 +51,6 @@ export interface ServiceOutbox {
   /** Resolves once the relay found nothing pending (tests, graceful shutdown). */
   drain(signal?: AbortSignal): Promise<void>;
 }
-
-/**
- * The safety poll: every write in this process wakes the relay, and a relay that starts looks
- * at once, so only a replica that crashed between a write and its publish, and is not
- * restarted, leaves events for others to find; they wait at most this long.
- */
-const defaultPollIntervalMs = 30_000;
 
 export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbox {
   const collections: Collection<OutboxCarrier>[] = [];
@@ -106,7 +100,7 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
       relay ??= createOutboxRelay({
         bus: options.bus,
         collections,
-        pollIntervalMs: options.pollIntervalMs ?? defaultPollIntervalMs,
+        pollIntervalMs: options.pollIntervalMs ?? safetyPassIntervalMs,
         batchSize: options.batchSize ?? 100,
         logger: options.logger,
         telemetry: options.telemetry,

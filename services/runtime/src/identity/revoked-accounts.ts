@@ -11,7 +11,7 @@
  * the database. The replica that learned a deletion then moves a version
  * (`revoked_accounts_version`, one document), and every replica reads that one document each
  * `pollIntervalMs` (1 s in a service process) and re-reads the list only when it moved
- * (ADR 0091): every replica refuses a deleted account's tokens within about a poll interval of
+ * (ADR 0092): every replica refuses a deleted account's tokens within about a poll interval of
  * the event's arrival, and a poll costs one read by id, however many accounts were deleted.
  */
 import { createPeriodicTask, type PeriodicTask } from "../background/periodic-task.js";
