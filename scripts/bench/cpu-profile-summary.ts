@@ -57,10 +57,12 @@ export function summarizeCpuProfile(file: string, window?: ProfileWindow, top = 
   const byFunction = new Map<string, number>();
   let busyMicros = 0;
   let at = profile.startTime;
+  // Each sample stands for one sampling interval (the median gap): the gaps themselves stretch
+  // when the sampler thread waits for a core, and would weigh a few samples as seconds.
+  const gaps = [...profile.timeDeltas].sort((a, b) => a - b);
+  const weight = gaps[Math.floor(gaps.length / 2)] ?? 0;
   for (const [i, id] of profile.samples.entries()) {
     at += profile.timeDeltas[i] ?? 0;
-    // A sample stands for the time until the next one.
-    const weight = profile.timeDeltas[i + 1] ?? 0;
     if (window !== undefined && (at < window.fromMicros || at > window.toMicros)) continue;
     const frame = nodes.get(id)?.callFrame;
     if (frame === undefined || frame.functionName === "(idle)") continue;

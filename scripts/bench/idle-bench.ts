@@ -249,8 +249,9 @@ function profileLines(
 ): string[] {
   const lines: string[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
-    const pid = Number(/^CPU\.\d+\.\d+\.(\d+)\./.exec(file)?.[1]);
-    const name = names.get(pid) ?? `pid ${pid}`;
+    // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; thread 0 is the main thread.
+    const [, pid, thread] = /^CPU\.\d+\.\d+\.(\d+)\.(\d+)\./.exec(file) ?? [];
+    const name = `${names.get(Number(pid)) ?? `pid ${pid}`}${thread === "0" ? "" : `, worker thread ${thread}`}`;
     for (const { size, window } of windows) {
       const summary = summarizeCpuProfile(join(dir, file), window, 6);
       if (summary.busyMicros === 0) continue;
