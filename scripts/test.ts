@@ -33,7 +33,8 @@
  *      the web app's journeys in Chromium, a customer's and an admin's, then the service-port
  *      suite against its services' port, then Schemathesis fuzzing the API from the description
  *      it serves), on FerretDB with the embedded bus, and on FerretDB with Kafka (both with
- *      ClickHouse);
+ *      ClickHouse); then the web app paying at a gateway's hosted checkout (a fake gateway on
+ *      loopback, the platform embedded with PAYMENT_GATEWAY_URL set: that suite starts both);
  *   8. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
  *      and Order, behind a real Envoy, every process and Envoy tracing into a private Jaeger:
  *      the end-to-end trace of an order placed and paid (read back from Jaeger's API, with the
@@ -260,6 +261,13 @@ try {
       await platform.stop();
     }
   }
+
+  await step(
+    "web app: paying at a gateway's hosted checkout (embedded, a fake gateway on loopback)",
+    bin("mocha"),
+    ["test/hosted-checkout/**/*.spec.ts"],
+    deployment,
+  );
 
   const topology = "Envoy → services, FerretDB + Kafka, ClickHouse, 2 × product and order";
   let cluster: RunningCluster | undefined;

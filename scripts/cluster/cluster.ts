@@ -7,7 +7,7 @@
  *
  * Each process gets only its own settings (service-catalog.ts): peers' addresses, the peer
  * credential, the digest of the edge credential, and the secrets it owns; the `web` process,
- * only where to listen and how much to log. Replicas of a service
+ * only where to listen, how much to log and the payment gateway's URL. Replicas of a service
  * share its database; a service's peer address points at one replica of the peer, chosen round
  * robin, the way a Kubernetes Service spreads connections.
  */

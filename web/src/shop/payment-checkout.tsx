@@ -1,8 +1,10 @@
 /**
- * Paying an order with the platform's sandbox gateway, embedded in the page (embedded mode's
- * gateway): `POST /api/payments/create` opens a gateway order for the order's total, then the
- * sandbox's checkout pays (or declines) it and delivers the gateway's signed callback. The
- * order is confirmed moments later, by the payment's event: `onPaid` lets the page watch for it.
+ * Paying an order: `POST /api/payments/create` opens a gateway order for the order's total.
+ * With a gateway configured, its answer names the gateway's hosted checkout, and the customer
+ * goes there to pay (hosted-checkout.ts). With the platform's sandbox gateway (embedded mode's
+ * default), the sandbox's checkout is right here: it pays (or declines) the gateway order and
+ * delivers the gateway's signed callback. Either way the order is confirmed moments later, by
+ * the payment's event: `onPaid` lets the page watch for it.
  */
 import { useState } from "react";
 import type { components } from "@commerce/client";
@@ -10,15 +12,18 @@ import { api, outcomeOf } from "../api/commerce.js";
 import type { Problem } from "../api/problem.js";
 import { formatMoney } from "../ui/format.js";
 import { ProblemNotice } from "../ui/status.js";
+import { goToHostedCheckout } from "./hosted-checkout.js";
 
 type GatewayOrder = components["schemas"]["CreatePaymentResponse"];
 
-export function SandboxCheckout({
+export function PaymentCheckout({
   orderId,
+  customerEmail,
   amount,
   onPaid,
 }: {
   orderId: string;
+  customerEmail: string;
   amount: number;
   onPaid: () => void;
 }) {
@@ -32,6 +37,11 @@ export function SandboxCheckout({
     setProblem(undefined);
     setDeclined(false);
     const created = await outcomeOf(api.POST("/api/payments/create", { body: { orderId, amount } }));
+    if (created.ok && created.data.checkout !== undefined) {
+      // The page is left for the gateway's; `busy` stays on until it is.
+      goToHostedCheckout(created.data.checkout, created.data, { orderId, customerEmail });
+      return;
+    }
     setBusy(false);
     if (created.ok) setGatewayOrder(created.data);
     else setProblem(created.problem);
