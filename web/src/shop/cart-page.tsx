@@ -2,10 +2,10 @@
  * The cart and placing an order from it. The API prices the order and checks the stock: a line
  * it refuses (not enough stock, a product no longer sold) is marked with what the API said.
  */
-import { useState } from "react";
-import { api, outcomeOf } from "../api/commerce.js";
+import { api } from "../api/commerce.js";
 import type { Problem } from "../api/problem.js";
 import { useSession } from "../api/session.js";
+import { useAction } from "../api/use-action.js";
 import { cart, itemCount, useCart, type CartLine } from "../cart/cart-store.js";
 import { Link, navigate, withQuery } from "../routing/router.js";
 import { announce } from "../ui/announcer.js";
@@ -24,26 +24,19 @@ function lineNote(problem: Problem | undefined, line: CartLine): string | undefi
 export function CartPage() {
   const lines = useCart();
   const { session } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const { run, busy, problem } = useAction();
   const total = lines.reduce((sum, line) => sum + line.price * line.quantity, 0);
 
-  const placeOrder = async (): Promise<void> => {
-    setBusy(true);
-    setProblem(undefined);
-    const placed = await outcomeOf(
-      api.POST("/api/orders", {
-        body: { items: lines.map(({ productId, quantity }) => ({ productId, quantity })) },
-      }),
-    );
-    setBusy(false);
-    if (!placed.ok) {
-      setProblem(placed.problem);
-      return;
-    }
-    cart.clear();
-    announce("Your order was placed.");
-    navigate(`/orders/${encodeURIComponent(placed.data.orderId)}`);
+  const placeOrder = (): void => {
+    const items = lines.map(({ productId, quantity }) => ({ productId, quantity }));
+    void run(() => api.POST("/api/orders", { body: { items } }), {
+      reword: (refused) => ({ ...refused, title: `Your order was not placed. ${refused.title}` }),
+      done: (placed) => {
+        cart.clear();
+        announce("Your order was placed.");
+        navigate(`/orders/${encodeURIComponent(placed.orderId)}`);
+      },
+    });
   };
 
   return (
@@ -54,9 +47,7 @@ export function CartPage() {
         </Empty>
       ) : (
         <>
-          {problem === undefined ? null : (
-            <ProblemNotice problem={{ ...problem, title: `Your order was not placed. ${problem.title}` }} />
-          )}
+          {problem === undefined ? null : <ProblemNotice problem={problem} />}
           <div className="table-wrap">
             <table>
               <caption className="visually-hidden">Items in your cart</caption>
@@ -126,7 +117,7 @@ export function CartPage() {
               </Link>
             </p>
           ) : (
-            <button type="button" disabled={busy} onClick={() => void placeOrder()}>
+            <button type="button" disabled={busy} onClick={placeOrder}>
               {busy ? "Placing your order…" : "Place order"}
             </button>
           )}
