@@ -10,6 +10,7 @@ import { cart, itemCount, useCart, type CartLine } from "../cart/cart-store.js";
 import { Link, navigate, withQuery } from "../routing/router.js";
 import { announce } from "../ui/announcer.js";
 import { formatMoney } from "../ui/format.js";
+import { DataTable } from "../ui/data-table.js";
 import { Page } from "../ui/page.js";
 import { Empty, ProblemNotice } from "../ui/status.js";
 
@@ -48,64 +49,64 @@ export function CartPage() {
       ) : (
         <>
           {problem === undefined ? null : <ProblemNotice problem={problem} />}
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Items in your cart</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Product</th>
-                  <th scope="col">Price</th>
-                  <th scope="col">Quantity</th>
-                  <th scope="col">Subtotal</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {lines.map((line) => {
+          <DataTable
+            caption="Items in your cart"
+            hideCaption
+            rows={lines}
+            rowKey={(line) => line.productId}
+            rowClassName={(line) => (lineNote(problem, line) === undefined ? undefined : "refused")}
+            columns={[
+              {
+                header: "Product",
+                rowHeader: true,
+                cell: (line) => {
                   const note = lineNote(problem, line);
                   return (
-                    <tr key={line.productId} className={note === undefined ? undefined : "refused"}>
-                      <th scope="row">
-                        <Link to={`/products/${encodeURIComponent(line.productId)}`}>{line.name}</Link>
-                        {note === undefined ? null : <p className="line-note">{note}</p>}
-                      </th>
-                      <td className="amount">{formatMoney(line.price)}</td>
-                      <td>
-                        <input
-                          className="quantity"
-                          type="number"
-                          min={1}
-                          value={line.quantity}
-                          aria-label={`Quantity of ${line.name}`}
-                          onChange={(event) => {
-                            const quantity = event.target.valueAsNumber;
-                            if (Number.isInteger(quantity) && quantity > 0)
-                              cart.setQuantity(line.productId, quantity);
-                          }}
-                        />
-                      </td>
-                      <td className="amount">{formatMoney(line.price * line.quantity)}</td>
-                      <td>
-                        <button
-                          type="button"
-                          className="secondary"
-                          aria-label={`Remove ${line.name}`}
-                          onClick={() => {
-                            cart.remove(line.productId);
-                            announce(`Removed ${line.name} from your cart.`);
-                          }}
-                        >
-                          Remove
-                        </button>
-                      </td>
-                    </tr>
+                    <>
+                      <Link to={`/products/${encodeURIComponent(line.productId)}`}>{line.name}</Link>
+                      {note === undefined ? null : <p className="line-note">{note}</p>}
+                    </>
                   );
-                })}
-              </tbody>
-            </table>
-          </div>
+                },
+              },
+              { header: "Price", amount: true, cell: (line) => formatMoney(line.price) },
+              {
+                header: "Quantity",
+                cell: (line) => (
+                  <input
+                    className="quantity"
+                    type="number"
+                    min={1}
+                    value={line.quantity}
+                    aria-label={`Quantity of ${line.name}`}
+                    onChange={(event) => {
+                      const quantity = event.target.valueAsNumber;
+                      if (Number.isInteger(quantity) && quantity > 0)
+                        cart.setQuantity(line.productId, quantity);
+                    }}
+                  />
+                ),
+              },
+              { header: "Subtotal", amount: true, cell: (line) => formatMoney(line.price * line.quantity) },
+              {
+                header: "Actions",
+                hideHeader: true,
+                cell: (line) => (
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={`Remove ${line.name}`}
+                    onClick={() => {
+                      cart.remove(line.productId);
+                      announce(`Removed ${line.name} from your cart.`);
+                    }}
+                  >
+                    Remove
+                  </button>
+                ),
+              },
+            ]}
+          />
           <p className="total">
             {itemCount(lines)} item{itemCount(lines) === 1 ? "" : "s"}, about {formatMoney(total)}
             <span className="muted"> (the order is priced at today&apos;s prices)</span>
