@@ -13,6 +13,9 @@ import { useMemo, useState } from "react";
 import { outcomeOf, type Answer, type Outcome } from "./commerce.js";
 import type { Problem } from "./problem.js";
 
+/** The id of what a call acts on. */
+export type Subject = string | number;
+
 export interface Then<T> {
   /** What follows success: say so, read the list again, go on to the next page. */
   readonly done: (data: T) => void;
@@ -21,7 +24,7 @@ export interface Then<T> {
   /** The refusal in this page's words, e.g. which order was not changed. */
   readonly reword?: (problem: Problem) => Problem;
   /** What this call acts on (a row's id), for `problemAbout`. */
-  readonly about?: string;
+  readonly about?: Subject;
 }
 
 export interface Action {
@@ -34,12 +37,12 @@ export interface Action {
   readonly busy: boolean;
   readonly problem: Problem | undefined;
   /** The problem, if the refused call was about `subject`. */
-  readonly problemAbout: (subject: string) => Problem | undefined;
+  readonly problemAbout: (subject: Subject) => Problem | undefined;
 }
 
 interface Refusal {
   readonly problem: Problem;
-  readonly about: string | undefined;
+  readonly about: Subject | undefined;
 }
 
 function isAbort(error: unknown): boolean {
