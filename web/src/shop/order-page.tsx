@@ -11,6 +11,7 @@ import { useSession } from "../api/session.js";
 import { useResource } from "../api/use-resource.js";
 import type { components } from "@commerce/client";
 import { Link, useLocation } from "../routing/router.js";
+import { DataTable } from "../ui/data-table.js";
 import { formatMoment, formatMoney } from "../ui/format.js";
 import { Page } from "../ui/page.js";
 import { Loaded } from "../ui/status.js";
@@ -110,37 +111,29 @@ export function OrderPage({ orderId }: { orderId: string }) {
                 <dt>Total</dt>
                 <dd className="price">{formatMoney(order.totalAmount)}</dd>
               </dl>
-              <div className="table-wrap">
-                <table>
-                  <caption>Items</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Product</th>
-                      <th scope="col">Quantity</th>
-                      <th scope="col">Price each</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {order.items.map((item) => (
-                      <tr key={item.productId}>
-                        <th scope="row">
-                          {names.has(item.productId) ? (
-                            <Link to={`/products/${encodeURIComponent(item.productId)}`}>
-                              {names.get(item.productId)}
-                            </Link>
-                          ) : (
-                            <span>
-                              {item.productId} <span className="muted">(no longer sold)</span>
-                            </span>
-                          )}
-                        </th>
-                        <td>{item.quantity}</td>
-                        <td className="amount">{formatMoney(item.price)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption="Items"
+                rows={order.items}
+                rowKey={(item) => item.productId}
+                columns={[
+                  {
+                    header: "Product",
+                    rowHeader: true,
+                    cell: (item) =>
+                      names.has(item.productId) ? (
+                        <Link to={`/products/${encodeURIComponent(item.productId)}`}>
+                          {names.get(item.productId)}
+                        </Link>
+                      ) : (
+                        <span>
+                          {item.productId} <span className="muted">(no longer sold)</span>
+                        </span>
+                      ),
+                  },
+                  { header: "Quantity", cell: (item) => item.quantity },
+                  { header: "Price each", amount: true, cell: (item) => formatMoney(item.price) },
+                ]}
+              />
               {order.status === "CREATED" && !paid && paidAt === undefined && order.customerId === email ? (
                 <>
                   {returnedFrom === "cancelled" ? (

@@ -8,8 +8,8 @@
  */
 import { useState } from "react";
 import type { components } from "@commerce/client";
-import { api, outcomeOf } from "../api/commerce.js";
-import type { Problem } from "../api/problem.js";
+import { api } from "../api/commerce.js";
+import { useAction } from "../api/use-action.js";
 import { formatMoney } from "../ui/format.js";
 import { ProblemNotice } from "../ui/status.js";
 import { goToHostedCheckout } from "./hosted-checkout.js";
@@ -28,46 +28,46 @@ export function PaymentCheckout({
   onPaid: () => void;
 }) {
   const [gatewayOrder, setGatewayOrder] = useState<GatewayOrder | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [declined, setDeclined] = useState(false);
+  // The page is being left for the gateway's: the button stays busy until it is.
+  const [leaving, setLeaving] = useState(false);
+  const action = useAction();
+  const { problem } = action;
+  const busy = action.busy || leaving;
 
-  const open = async (): Promise<void> => {
-    setBusy(true);
-    setProblem(undefined);
+  const open = (): Promise<void> => {
     setDeclined(false);
-    const created = await outcomeOf(api.POST("/api/payments/create", { body: { orderId, amount } }));
-    if (created.ok && created.data.checkout !== undefined) {
-      // The page is left for the gateway's; `busy` stays on until it is.
-      goToHostedCheckout(created.data.checkout, created.data, { orderId, customerEmail });
-      return;
-    }
-    setBusy(false);
-    if (created.ok) setGatewayOrder(created.data);
-    else setProblem(created.problem);
+    return action.run(() => api.POST("/api/payments/create", { body: { orderId, amount } }), {
+      done: (created) => {
+        if (created.checkout === undefined) {
+          setGatewayOrder(created);
+          return;
+        }
+        setLeaving(true);
+        goToHostedCheckout(created.checkout, created, { orderId, customerEmail });
+      },
+    });
   };
 
-  const pay = async (outcome: "paid" | "declined"): Promise<void> => {
-    if (gatewayOrder === undefined) return;
-    setBusy(true);
-    setProblem(undefined);
-    const paid = await outcomeOf(
-      api.POST("/api/payments/sandbox/checkout", {
-        body: { providerOrderId: gatewayOrder.providerOrderId, outcome },
-      }),
-    );
-    setBusy(false);
-    if (!paid.ok) {
-      setProblem(paid.problem);
-      return;
-    }
-    if (paid.data.status === "SUCCESS") {
-      onPaid();
-      return;
-    }
-    setGatewayOrder(undefined);
-    setDeclined(true);
-  };
+  const pay = (outcome: "paid" | "declined"): Promise<void> =>
+    gatewayOrder === undefined
+      ? Promise.resolve()
+      : action.run(
+          () =>
+            api.POST("/api/payments/sandbox/checkout", {
+              body: { providerOrderId: gatewayOrder.providerOrderId, outcome },
+            }),
+          {
+            done: (paid) => {
+              if (paid.status === "SUCCESS") {
+                onPaid();
+                return;
+              }
+              setGatewayOrder(undefined);
+              setDeclined(true);
+            },
+          },
+        );
 
   return (
     <section className="card checkout" aria-labelledby="checkout-heading">
