@@ -4,7 +4,7 @@
  * under `/docs/` (Swagger UI, from this package's `site/` folder, whose `vendor/` files
  * `npm run generate` copies from the swagger-ui-dist package), and the web app at `/` (the
  * storefront and the admin console, built by `npm run generate` into `site/app`:
- * web-app-files.ts; ADR 0089). Nothing is fetched from outside: every file is ours to serve. The local
+ * web-app-files.ts; ADR 0089), with the way back from a gateway's hosted checkout (ADR 0090). Nothing is fetched from outside: every file is ours to serve. The local
  * edge serves it in front of its routes; behind Envoy the `web` deployable does (web/main.ts;
  * ADR 0027).
  *
