@@ -1,5 +1,7 @@
 /**
  * `npm test`: everything, starting what it needs.
+ *   0. the build `npm start` runs (.build/dist, incremental: ADR 0093), made once here; every
+ *      platform the steps below start runs it, as `npm start` does;
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking, and the repository's
  *      own hygiene (no outside citations, npm scripts run files that exist, no unused
  *      production dependency); the documentation's generated table of settings, and each
@@ -104,6 +106,12 @@ const [ferret, ferretOfEmbeddedBus, kafka, clickHouse] = await Promise.all([
 const analyticsOnKafka = `${clickHouse.url}/acceptance_kafka`;
 process.stdout.write(`infrastructure up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 try {
+  await step("build: what npm start runs, compiled to .build/dist when stale", process.execPath, [
+    "--import",
+    "tsx",
+    "scripts/build.ts",
+    "--if-stale",
+  ]);
   await step("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
   await step("typecheck: the typed client as a browser app compiles it", bin("tsc"), [
     "--noEmit",
