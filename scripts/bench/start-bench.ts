@@ -9,9 +9,8 @@
  * loaded in interleaved rounds (interleaved-load.ts): every round gives each read on each
  * platform, and the bare server, one slice of BENCH_START_SLICE seconds (default 3), in an order
  * that rotates, BENCH_START_ROUNDS rounds (default 6). The load is wrk's, one thread over
- * BENCH_START_CONNECTIONS connections (default 64); without wrk (Debian package wrk), the
- * project's own autocannon, which spends more of the shared cores itself, so the ratios come out
- * higher than wrk's. Each row: throughput, its ratio to the bare server's (overall, and the
+ * BENCH_START_CONNECTIONS connections (default 64), from the project's cache (scripts/infra/
+ * wrk.ts). Each row: throughput, its ratio to the bare server's (overall, and the
  * range over the rounds), and the CPU time per request of the process that served it. With
  * BENCH_START_PROFILES set to a folder, each platform writes a CPU profile of its whole run there
  * when it stops (`tsx/`, `compiled/`; open them in Chrome's DevTools).
@@ -22,8 +21,8 @@ import { startPlatformProcess, type PlatformProcess } from "../testing/platform-
 import { seedCatalog, type SeededCatalog } from "./catalog-bench.js";
 import { startChildServer, type ChildServer } from "./child-server.js";
 import { interleaved, type Contender, type Tally } from "./interleaved-load.js";
-import { loadRun, processCpu, warmUpSeconds, type LoadRun } from "./load.js";
-import { wrkAvailable, wrkRun } from "./wrk-load.js";
+import { processCpu, warmUpSeconds, type LoadRun } from "./load.js";
+import { wrkRun } from "./wrk-load.js";
 
 export interface StartBenchOptions {
   readonly connections: number;
@@ -75,12 +74,9 @@ function row(label: string, tally: Tally, bare?: Tally): string {
 }
 
 export async function benchStart(options: StartBenchOptions): Promise<string[]> {
-  const withWrk = await wrkAvailable();
   const { connections, seconds, rounds } = options;
   const load = (url: string, duration: number): Promise<LoadRun> =>
-    withWrk
-      ? wrkRun({ url, connections, seconds: duration })
-      : loadRun({ url, connections, seconds: duration });
+    wrkRun({ url, connections, seconds: duration });
   const platforms: PlatformProcess[] = [];
   const started: Started[] = [];
   let bare: ChildServer | undefined;
@@ -124,7 +120,7 @@ export async function benchStart(options: StartBenchOptions): Promise<string[]> 
     const byIdCompiled = tallies[runs.findIndex((run) => !run.fromSource)] as Tally;
     return [
       `npm start's catalog read: from tsx (before) and compiled (after), beside a bare Node http server`,
-      `(${withWrk ? "wrk -t1" : "autocannon (wrk is not installed: apt-get install wrk)"}, ${connections} connections; ${rounds} interleaved rounds of ${seconds} s each; CPU of the serving process):`,
+      `(wrk -t1, ${connections} connections; ${rounds} interleaved rounds of ${seconds} s each; CPU of the serving process):`,
       row("bare Node http, fixed JSON", ceiling),
       ...reads.flatMap((read, r) => [
         read.title,

@@ -1,12 +1,13 @@
 /**
- * One load run with wrk (Debian package wrk): HTTP/1.1 keep-alive GETs from one thread over a
- * fixed number of connections for a fixed time, against a loopback URL only. wrk is written in
- * C and costs the shared cores far less per request than autocannon, so a fast server is
- * measured nearer its own ceiling. `wrkAvailable` tells whether it is installed; callers without
- * it load with autocannon and say so.
+ * One load run with wrk: HTTP/1.1 keep-alive GETs from one thread over a fixed number of
+ * connections for a fixed time, against a loopback URL only. wrk is written in C and costs the
+ * shared cores far less per request than autocannon, so a fast server is measured nearer its own
+ * ceiling. It is Debian's package, unpacked into the project's cache on first use
+ * (scripts/infra/wrk.ts).
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { ensureWrk } from "../infra/wrk.js";
 import type { LoadRun } from "./load.js";
 
 const run = promisify(execFile);
@@ -15,16 +16,6 @@ export interface WrkOptions {
   readonly url: string;
   readonly connections: number;
   readonly seconds: number;
-}
-
-export async function wrkAvailable(): Promise<boolean> {
-  try {
-    // wrk prints its usage and exits 1 when given no URL; a missing binary rejects with ENOENT.
-    await run("wrk", ["--version"]);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ENOENT";
-  }
 }
 
 /** Milliseconds from wrk's latency notation (`812.00us`, `1.35ms`, `2.01s`). */
@@ -40,10 +31,11 @@ export async function wrkRun(options: WrkOptions): Promise<LoadRun> {
   if (host !== "127.0.0.1" && host !== "localhost") {
     throw new Error(`load runs target loopback only, not ${host}`);
   }
+  const wrk = await ensureWrk();
   const { stdout } = await run(
-    "wrk",
+    wrk.executable,
     ["-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency", options.url],
-    { timeout: (options.seconds + 30) * 1_000 },
+    { timeout: (options.seconds + 30) * 1_000, env: { ...process.env, ...wrk.env } },
   );
   const total = Number(/(\d+) requests in ([\d.]+)(m?s)/.exec(stdout)?.[1]);
   const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
