@@ -1,5 +1,7 @@
 /**
  * `npm test`: everything, starting what it needs.
+ *   0. the build `npm start` runs (.build/dist, incremental: ADR 0093), made once here; every
+ *      platform the steps below start runs it, as `npm start` does;
  *   1. static checks: TypeScript, ESLint, Prettier, buf lint, buf breaking, and the repository's
  *      own hygiene (no outside citations, npm scripts run files that exist, no unused
  *      production dependency); the documentation's generated table of settings, and each
@@ -33,7 +35,8 @@
  *      the web app's journeys in Chromium, a customer's and an admin's, then the service-port
  *      suite against its services' port, then Schemathesis fuzzing the API from the description
  *      it serves), on FerretDB with the embedded bus, and on FerretDB with Kafka (both with
- *      ClickHouse);
+ *      ClickHouse); then the web app paying at a gateway's hosted checkout (a fake gateway on
+ *      loopback, the platform embedded with PAYMENT_GATEWAY_URL set: that suite starts both);
  *   8. the multi-process topology on FerretDB + Kafka and ClickHouse, two replicas of Product
  *      and Order, behind a real Envoy, every process and Envoy tracing into a private Jaeger:
  *      the end-to-end trace of an order placed and paid (read back from Jaeger's API, with the
@@ -103,6 +106,12 @@ const [ferret, ferretOfEmbeddedBus, kafka, clickHouse] = await Promise.all([
 const analyticsOnKafka = `${clickHouse.url}/acceptance_kafka`;
 process.stdout.write(`infrastructure up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 try {
+  await step("build: what npm start runs, compiled to .build/dist when stale", process.execPath, [
+    "--import",
+    "tsx",
+    "scripts/build.ts",
+    "--if-stale",
+  ]);
   await step("typecheck", bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
   await step("typecheck: the typed client as a browser app compiles it", bin("tsc"), [
     "--noEmit",
@@ -260,6 +269,13 @@ try {
       await platform.stop();
     }
   }
+
+  await step(
+    "web app: paying at a gateway's hosted checkout (embedded, a fake gateway on loopback)",
+    bin("mocha"),
+    ["test/hosted-checkout/**/*.spec.ts"],
+    deployment,
+  );
 
   const topology = "Envoy → services, FerretDB + Kafka, ClickHouse, 2 × product and order";
   let cluster: RunningCluster | undefined;

@@ -52,6 +52,10 @@ import {
 import { withCredential, createLazyTransport } from "@commerce/runtime/transport";
 import type { EmbeddedConfig } from "./embedded-config.js";
 
+/** The gateway's base URL; none for the sandbox, which is paid on our own pages. */
+const gatewayUrlOf = (gateway: EmbeddedConfig["payment"]["gateway"]): string | undefined =>
+  gateway.kind === "http" ? gateway.baseUrl : undefined;
+
 export interface RunningPlatform {
   /** Base URL of the REST edge. */
   readonly url: string;
@@ -157,7 +161,7 @@ export async function startPlatform({
     isReady: () => ready,
     telemetry: telemetry.forService("edge"),
     cors: config.cors,
-    site: createPublicSite(readPublicSiteFiles()),
+    site: createPublicSite(readPublicSiteFiles({ paymentGatewayUrl: gatewayUrlOf(config.payment.gateway) })),
     ...(edgeTimeoutMs === undefined ? {} : { timeoutMs: edgeTimeoutMs }),
   });
   const edgeServer = createDualProtocolServer(edge.handler);

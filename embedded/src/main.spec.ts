@@ -1,5 +1,6 @@
 /**
- * `npm start` run as a user runs it (npm, its prestart, the start script through `sh -c`) ends
+ * `npm start` run as a user runs it (npm, its prestart building what is stale, the compiled
+ * platform started by the start script through `sh -c`) ends
  * with the platform: stopping npm (SIGTERM to its pid) or pressing Ctrl-C (SIGINT to the
  * foreground process group) runs the platform's own graceful shutdown, and npm returns only once
  * the platform is gone, with its exit status. Linux: the process group is read from /proc.
@@ -24,7 +25,7 @@ interface GroupMember {
 interface StartedNpm {
   /** npm's pid, which is also its process group's id. */
   readonly pid: number;
-  /** The platform's pid (node running embedded/src/main.ts). */
+  /** The platform's pid (node running the compiled embedded/src/main.js). */
   readonly platform: number;
   /** The REST edge's port and the services' port. */
   readonly ports: readonly number[];
@@ -64,7 +65,7 @@ function connectionOutcome(port: number): Promise<string> {
 }
 
 describe("npm start", function () {
-  // Generation (when stale) and the first start compile TypeScript on two busy cores.
+  // Generation and the build (when stale) compile TypeScript on two busy cores.
   this.timeout(180_000);
   const stopBoundMs = 20_000;
   let dataDir: string;
@@ -123,7 +124,7 @@ describe("npm start", function () {
     const products = await fetch(`http://127.0.0.1:${urls.rest}/api/products`);
     expect(products.status).to.equal(200);
     const platform = processGroup(pid).find(
-      ({ argv }) => basename(argv[0] ?? "") === "node" && argv.includes("embedded/src/main.ts"),
+      ({ argv }) => basename(argv[0] ?? "") === "node" && argv.includes(".build/dist/embedded/src/main.js"),
     );
     if (platform === undefined) throw new Error(`no platform process in npm's group:\n${output}`);
     return { pid, platform: platform.pid, ports: [urls.rest, urls.grpc], exited, output: () => output };
@@ -145,7 +146,7 @@ describe("npm start", function () {
       "the platform still runs after npm ended",
     ).to.not.include(started.platform);
     expect(ended, "npm's exit").to.deep.equal({ code: 0, signal: null });
-    // Nothing left of the group (tsx's esbuild service ends once its parent has).
+    // Nothing left of the group.
     await eventually(
       () => (processGroup(started.pid).length === 0 ? true : undefined),
       10_000,

@@ -249,13 +249,14 @@ describe("renderEnvoyConfig", () => {
     const config = renderEnvoyConfig(contract, defaultEnvoyOptions);
     const routes = routesOf(config);
     const site = routes.filter((r) => r.name.startsWith("site "));
-    expect(routes.slice(0, 6).map((r) => r.name)).to.deep.equal([
+    expect(routes.slice(0, 7).map((r) => r.name)).to.deep.equal([
       "/healthz",
       "/readyz",
       "site /openapi.json",
       "site /docs",
       "site /docs/*",
       "site /assets/*",
+      "site /checkout/return/*",
     ]);
     expect(routes.at(-2)?.name).to.equal("* /api/");
     expect(routes.at(-1)?.name).to.equal("site app pages");
@@ -264,6 +265,7 @@ describe("renderEnvoyConfig", () => {
       { path: "/docs" },
       { prefix: "/docs/" },
       { prefix: "/assets/" },
+      { prefix: "/checkout/return/" },
       { safe_regex: { regex: "/[^.]*" } },
     ]);
     const off = { "@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig", disabled: true };

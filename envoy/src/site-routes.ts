@@ -1,8 +1,8 @@
 /**
  * The public site at the Envoy edge (ADR 0027): the
  * paths the local edge serves besides the API (services/edge/src/public-site.ts,
- * `publicSitePaths`: `/openapi.json` and `/docs` exactly, everything under `/docs/` and
- * `/assets/`, and the web app's pages) go to the `web` deployable, which answers them as the
+ * `publicSitePaths`: `/openapi.json` and `/docs` exactly, everything under `/docs/`, `/assets/`
+ * and `/checkout/return/`, and the web app's pages) go to the `web` deployable, which answers them as the
  * local edge does, its 404 and 405 included. They
  * are not the API's routes, so the API's filters step aside on them (verified on Envoy 1.40):
  *   - the REST filter and the transcoder leave the request and the answer as they are, and

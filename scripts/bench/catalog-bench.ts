@@ -40,12 +40,18 @@ export interface CatalogBenchResult {
   readonly lines: string[];
 }
 
-export async function benchCatalog(
-  baseUrl: string,
-  adminToken: string,
-  options: CatalogBenchOptions,
-): Promise<CatalogBenchResult> {
-  const total = options.products ?? 500;
+/** A seeded catalog: the two reads' URLs, and what the filtered page holds. */
+export interface SeededCatalog {
+  /** GET /api/products/{id} of a seeded product. */
+  readonly byIdUrl: string;
+  /** GET /api/products?category=…&brand=…&size=20: a page of 20 of the seeded products. */
+  readonly filteredUrl: string;
+  /** Products seeded, the filtered page's size and its hits. */
+  readonly summary: string;
+}
+
+/** Seeds `total` products (500 by default) through the admin API, once they are all quiet. */
+export async function seedCatalog(baseUrl: string, adminToken: string, total = 500): Promise<SeededCatalog> {
   const run = randomUUID().slice(0, 8);
   const brand = (i: number): string => `Bench ${run} brand ${i % brandCount}`;
   const items = Array.from({ length: total }, (_, i) => ({
@@ -62,24 +68,43 @@ export async function benchCatalog(
   // Creating products notifies the admins: let that finish before measuring reads.
   await untilQuiet(baseUrl, adminToken);
 
-  const filtered = `${baseUrl}/api/products?category=Electronics&brand=${encodeURIComponent(brand(0))}&size=20`;
-  const page = (await (await fetch(filtered)).json()) as { content: { id: string }[]; totalElements: number };
+  const filteredUrl = `${baseUrl}/api/products?category=Electronics&brand=${encodeURIComponent(brand(0))}&size=20`;
+  const page = (await (await fetch(filteredUrl)).json()) as {
+    content: { id: string }[];
+    totalElements: number;
+  };
   const productId = page.content[0]?.id;
   if (productId === undefined) throw new Error("the seeded products are not listed");
+  return {
+    byIdUrl: `${baseUrl}/api/products/${productId}`,
+    filteredUrl,
+    summary: `${total} products seeded; the filtered page holds ${page.content.length} of ${page.totalElements} hits`,
+  };
+}
 
+export async function benchCatalog(
+  baseUrl: string,
+  adminToken: string,
+  options: CatalogBenchOptions,
+): Promise<CatalogBenchResult> {
+  const catalog = await seedCatalog(baseUrl, adminToken, options.products);
   const byId = await measure({
-    url: `${baseUrl}/api/products/${productId}`,
+    url: catalog.byIdUrl,
     connections: options.connections,
     seconds: options.seconds,
   });
-  const list = await measure({ url: filtered, connections: options.connections, seconds: options.seconds });
+  const list = await measure({
+    url: catalog.filteredUrl,
+    connections: options.connections,
+    seconds: options.seconds,
+  });
   const mode = options.mode ?? "embedded";
   return {
     byId,
     lines: [
       formatResult(`GET /api/products/{id} (${mode})`, byId),
       formatResult(`GET /api/products?category&brand (${mode})`, list),
-      `  catalog: ${total} products seeded; the filtered page holds ${page.content.length} of ${page.totalElements} hits`,
+      `  catalog: ${catalog.summary}`,
     ],
   };
 }

@@ -9,6 +9,8 @@ import { exitWithStarter } from "../infra/processes.js";
 export interface ChildServer {
   /** The URL the server printed, without a trailing path. */
   readonly url: string;
+  /** Its process id (benchmarks read its CPU time). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export function startChildServer(script: string, args: readonly string[] = []): 
       }
       resolve({
         url,
+        pid: child.pid ?? 0,
         stop: () =>
           new Promise((done) => {
             child.once("exit", () => done());

@@ -1,5 +1,5 @@
 /**
- * What the topology costs at rest (`npm run bench`, part 12; BENCH_ONLY=idle): the CPU time of
+ * What the topology costs at rest (`npm run bench`, part 13; BENCH_ONLY=idle): the CPU time of
  * every process of the multi-process topology on FerretDB, Kafka and ClickHouse (the services,
  * Envoy, the stream processor, the site, and the three servers) over BENCH_IDLE_SECONDS
  * (default 300: the longest pause of the background work at rest, its safety passes, so every

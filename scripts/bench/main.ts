@@ -49,14 +49,17 @@
  * BENCH_ONLY=envoy-cost runs part 11 alone (about two minutes): Envoy's own CPU per catalog read
  * and per order in front of the fixed upstream, the chart's configuration at
  * BENCH_ENVOY_BASELINE (a git revision, default HEAD) beside the working tree's, in
- * BENCH_ENVOY_ROUNDS alternating rounds (default 3; envoy-cost.ts).
- * BENCH_ONLY=idle runs part 12 alone (about 25 minutes, one more the first time a baseline is
- * built; BENCH_IDLE_SECONDS=60 makes it 8): the CPU of every process of the topology on
- * FerretDB, Kafka and ClickHouse at rest, as seeded and with BENCH_IDLE_DOCUMENTS more
- * documents per growing collection (default 5,000), over windows of BENCH_IDLE_SECONDS
- * (default 300), for BENCH_IDLE_BASELINE (a git revision,
- * default main) beside the working tree; BENCH_IDLE_PROFILES=<dir> adds CPU profiles
- * (idle-bench.ts). Part 8's sizes:
+ * BENCH_ENVOY_ROUNDS alternating rounds (default 3; envoy-cost.ts). BENCH_ONLY=start runs part
+ * 12 alone (about two minutes): `npm start`'s catalog reads from tsx and from the compiled build,
+ * beside a bare Node server, under wrk when installed, BENCH_START_ROUNDS interleaved rounds
+ * (default 6) of BENCH_START_SLICE seconds (default 3) over BENCH_START_CONNECTIONS connections
+ * (default 64), with CPU profiles of both platforms into BENCH_START_PROFILES when set
+ * (start-bench.ts). BENCH_ONLY=idle runs part 13 alone (about 25 minutes, one more the first
+ * time a baseline is built; BENCH_IDLE_SECONDS=60 makes it 8): the CPU of every process of the
+ * topology on FerretDB, Kafka and ClickHouse at rest, as seeded and with BENCH_IDLE_DOCUMENTS
+ * more documents per growing collection (default 5,000), over windows of BENCH_IDLE_SECONDS
+ * (default 300), for BENCH_IDLE_BASELINE (a git revision, default main) beside the working
+ * tree; BENCH_IDLE_PROFILES=<dir> adds CPU profiles (idle-bench.ts). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
  * BENCH_ANALYTICS_SAMPLES freshness samples per mode (default 100), and
@@ -83,6 +86,7 @@ import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
 import { benchPayments } from "./payment-bench.js";
 import { benchServicePort } from "./service-port-bench.js";
+import { benchStart } from "./start-bench.js";
 import { benchTracing } from "./tracing-bench.js";
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8);
@@ -110,6 +114,7 @@ const parts = [
   "tracing",
   "context-propagation",
   "envoy-cost",
+  "start",
   "idle",
 ];
 if (only !== undefined && !parts.includes(only)) {
@@ -269,6 +274,17 @@ async function tracingLines(): Promise<string[]> {
   });
 }
 
+async function startLines(): Promise<string[]> {
+  return benchStart({
+    connections: Number(process.env["BENCH_START_CONNECTIONS"] ?? 64),
+    seconds: Number(process.env["BENCH_START_SLICE"] ?? 3),
+    rounds: Number(process.env["BENCH_START_ROUNDS"] ?? 6),
+    admin,
+    platformEnv: (name) => platformEnv(scratch, name),
+    profiles: process.env["BENCH_START_PROFILES"],
+  });
+}
+
 async function contextPropagationLines(): Promise<string[]> {
   return benchContextPropagation({
     rounds: Number(process.env["BENCH_CONTEXT_ROUNDS"] ?? 7),
@@ -385,6 +401,8 @@ try {
       })),
     );
   }
+  if (only === "start") lines.push(...(await startLines()));
+  if (only === undefined) lines.push("", ...(await startLines()));
   if (only === "idle" || only === undefined) {
     lines.push("", "The topology at rest, before and after (idle-bench.ts)");
     lines.push(

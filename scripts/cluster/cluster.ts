@@ -7,7 +7,7 @@
  *
  * Each process gets only its own settings (service-catalog.ts): peers' addresses, the peer
  * credential, the digest of the edge credential, and the secrets it owns; the `web` process,
- * only where to listen and how much to log. Replicas of a service
+ * only where to listen, how much to log and the payment gateway's URL. Replicas of a service
  * share its database; a service's peer address points at one replica of the peer, chosen round
  * robin, the way a Kubernetes Service spreads connections.
  */
@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { corsSettingsOf, type CorsSettingName } from "@commerce/edge";
 import { sha256 } from "@commerce/runtime/identity";
-import { build, distDir } from "../build.js";
+import { buildIfStale, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
 import { edgeSamplePercent, otlpExportOf, type OtlpExport } from "../../envoy/src/tracing.js";
@@ -149,7 +149,7 @@ const readyTimeoutMs = 90_000;
 
 /** One process per replica of every deployable service, each ready before this resolves. */
 export async function startServices(options: ClusterOptions): Promise<RunningServices> {
-  build();
+  await buildIfStale();
   await mkdir(join(options.stateDir, "logs"), { recursive: true });
   const replicasOf = (service: ServiceName): number => options.replicas?.[service] ?? 1;
   if (options.mongodbUrl === undefined && Object.values(options.replicas ?? {}).some((n) => n > 1)) {

@@ -1,7 +1,7 @@
 /**
  * The deployable units of the topology and what each needs from the deployment: its compiled
- * entry point, the peers it calls (by the variable that holds each address), and the settings it
- * alone may hold. The edge routes to a routed service the APIs of its proto package
+ * entry point, the peers it calls (by the variable that holds each address), and the settings
+ * only it and the others that name them may hold. The edge routes to a routed service the APIs of its proto package
  * (`commerce.<name>.v1`); the analytics stream processor has no API and gets no route; the `web`
  * deployable gets the public site's paths (`/openapi.json`, `/docs`). The multi-process topology
  * reads it here; the Helm chart reads the copy `npm run envoy:config` writes into
@@ -48,8 +48,8 @@ export interface DeployableService {
    * What it is. A `service` runs `runServiceProcess` (services/runtime/src/server/
    * service-process.ts): it is given the platform's store, Kafka, the trust secrets and
    * telemetry. The `site` runs `runWebProcess` (web-process.ts): it serves the public site from
-   * the files of its build, is given nothing but where to listen and how much to log, and the
-   * edge sends it the site's paths (services/edge/src/public-site.ts, `publicSitePaths`).
+   * the files of its build, is given nothing but where to listen, how much to log and the
+   * settings it owns (no secret), and the edge sends it the site's paths (services/edge/src/public-site.ts, `publicSitePaths`).
    */
   readonly kind: "service" | "site";
 }
@@ -136,7 +136,8 @@ export const deployableServices: readonly DeployableService[] = [
     name: "web",
     entry: "services/edge/src/web/main.js",
     peers: {},
-    owns: [],
+    // Its pages may post the payment form to the gateway's origin (ADR 0090).
+    owns: ["PAYMENT_GATEWAY_URL"],
     routed: false,
     kind: "site",
   },

@@ -13,7 +13,7 @@ import { productSettings } from "@commerce/product";
 import { analyticsStoreSettings } from "@commerce/runtime/analytics";
 import { dataSettings, infraSettings, serverSettings, type Setting } from "@commerce/runtime/config";
 import { trustSettings } from "@commerce/runtime/identity";
-import { currencySettings } from "@commerce/runtime/money";
+import { currencySettings, gatewaySettings } from "@commerce/runtime/money";
 import { peerAddresses } from "@commerce/runtime/server";
 import { telemetrySettings } from "@commerce/runtime/telemetry";
 
@@ -27,6 +27,7 @@ const declarations: readonly Readonly<Record<string, Setting>>[] = [
   productSettings,
   currencySettings,
   paymentSettings,
+  gatewaySettings,
   trustSettings,
   peerAddresses,
   corsSettings,

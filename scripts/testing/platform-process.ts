@@ -1,9 +1,12 @@
 /**
- * Starts the platform (`embedded/src/main.ts`, exactly what `npm start` runs) as a child
- * process for the acceptance suites, and learns its URL from what it prints.
+ * Starts the platform (the compiled `embedded/src/main.js`, exactly what `npm start` runs) as a
+ * child process for the acceptance suites, and learns its URL from what it prints. The build is
+ * made once before (`npm test` builds first; ADR 0093): a start only checks its fingerprint, and
+ * builds when it is stale, as for a suite run alone after an edit.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { buildIfStale, embeddedEntry, isBuilt } from "../build.js";
 import { exitWithStarter } from "../infra/processes.js";
 
 export interface PlatformProcess {
@@ -20,16 +23,30 @@ export interface PlatformProcess {
 
 const root = join(import.meta.dirname, "..", "..");
 
-export function startPlatformProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<PlatformProcess> {
-  const child = spawn(
-    process.execPath,
-    [...exitWithStarter, "--import", "tsx", join(root, "embedded/src/main.ts")],
-    {
-      cwd: root,
-      env: { ...process.env, ...env, PORT: "0", GRPC_PORT: "0" },
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
+export interface PlatformProcessOptions {
+  readonly timeoutMs?: number;
+  /**
+   * Runs `embedded/src/main.ts` through tsx instead of the build (`npm run dev`): the benchmark
+   * compares the two.
+   */
+  readonly fromSource?: boolean;
+  /** More options for node, before the entry (`--cpu-prof`, say). */
+  readonly nodeOptions?: readonly string[];
+}
+
+export async function startPlatformProcess(
+  env: NodeJS.ProcessEnv,
+  { timeoutMs = 60_000, fromSource = false, nodeOptions = [] }: PlatformProcessOptions = {},
+): Promise<PlatformProcess> {
+  if (!fromSource && !isBuilt()) await buildIfStale();
+  const entry = fromSource
+    ? ["--import", "tsx", join(root, "embedded/src/main.ts")]
+    : ["--enable-source-maps", embeddedEntry];
+  const child = spawn(process.execPath, [...exitWithStarter, ...nodeOptions, ...entry], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: "0", GRPC_PORT: "0" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {

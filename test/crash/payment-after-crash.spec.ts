@@ -262,7 +262,12 @@ describe("payment created across a crash (embedded, HTTP gateway)", function () 
     });
     expect(retried).to.deep.equal({
       status: 200,
-      body: { providerOrderId: gatewayOrder?.id, amount: price, currency: "INR" },
+      body: {
+        providerOrderId: gatewayOrder?.id,
+        amount: price,
+        currency: "INR",
+        checkout: { url: `${fake.url}/v1/checkout/embedded`, keyId: credentials.keyId },
+      },
     });
     expect(fake.requests.slice(requestsBefore).map(({ idempotencyKey }) => idempotencyKey)).to.deep.equal([
       key,
@@ -294,7 +299,12 @@ describe("payment created across a crash (embedded, HTTP gateway)", function () 
     });
     expect(retried).to.deep.equal({
       status: 200,
-      body: { providerOrderId: gatewayOrder?.id, amount: price, currency: "INR" },
+      body: {
+        providerOrderId: gatewayOrder?.id,
+        amount: price,
+        currency: "INR",
+        checkout: { url: `${fake.url}/v1/checkout/embedded`, keyId: credentials.keyId },
+      },
     });
     expect(fake.requests.length - requestsBefore, "the retry reuses the stored payment").to.equal(1);
     await expectPaidOnce(token, orderId, key, gatewayOrder?.id ?? "");

@@ -546,6 +546,23 @@ describe("Envoy edge: the public site", function () {
     ]);
   });
 
+  it("sends a hosted checkout's POST back to the site, which answers it with the 303 to the order's page", async () => {
+    const back = await send(
+      base,
+      "POST",
+      "/checkout/return/ord_kT3qL9xVb2Rz8N",
+      { "content-type": "application/x-www-form-urlencoded", origin: "http://127.0.0.1:1" },
+      "razorpay_payment_id=pay_1&razorpay_order_id=order_1&razorpay_signature=00",
+    );
+    expect([back.status, back.headers["location"], back.text]).to.deep.equal([
+      303,
+      "/orders/ord_kT3qL9xVb2Rz8N?payment=returned",
+      "",
+    ]);
+    expect(arrived).to.have.length(1);
+    expect(upstream.calls).to.deep.equal([]);
+  });
+
   it("keeps the API's paths the API's: a route reaches the service, an unknown path is the API's 404, not the app", async () => {
     const login = await send(
       base,

@@ -109,6 +109,50 @@ describe("the public site at the local edge", () => {
     });
   });
 
+  it("sends a browser back from a hosted checkout (POST or GET) to the order's page with 303, reading nothing it brings", async () => {
+    for (const method of ["POST", "GET"]) {
+      const answer = await fetch(`${base}/checkout/return/ord_kT3qL9xVb2Rz8N`, {
+        method,
+        redirect: "manual",
+        ...(method === "POST"
+          ? {
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: "razorpay_payment_id=pay_1&razorpay_order_id=order_1&razorpay_signature=00",
+            }
+          : {}),
+      });
+      expect(
+        { status: answer.status, location: answer.headers.get("location"), body: await answer.text() },
+        method,
+      ).to.deep.equal({ status: 303, location: "/orders/ord_kT3qL9xVb2Rz8N?payment=returned", body: "" });
+      expect(answer.headers.get("cache-control"), method).to.equal("no-store");
+    }
+    const put = await fetch(`${base}/checkout/return/ord_1`, { method: "PUT", body: "x" });
+    expect({ status: put.status, allow: put.headers.get("allow") }).to.deep.equal({
+      status: 405,
+      allow: "GET, HEAD, POST",
+    });
+    // Only an id of the API's alphabet goes into the address it answers with.
+    for (const path of [
+      "/checkout/return/",
+      "/checkout/return/a%2F%2Fevil.example",
+      "/checkout/return/a/b",
+    ]) {
+      const answer = await fetch(`${base}${path}`, { method: "POST", redirect: "manual" });
+      expect(answer.status, path).to.equal(404);
+      expect(await answer.json(), path).to.deep.equal(noRoute);
+    }
+  });
+
+  it("lets the app's pages post a form to the payment gateway's origin only when one is configured", () => {
+    const policyOf = (files: ReadonlyMap<string, { headers?: Readonly<Record<string, string>> }>) =>
+      files.get("/")?.headers?.["content-security-policy"];
+    expect(policyOf(readPublicSiteFiles())).to.equal(appPolicy);
+    expect(policyOf(readPublicSiteFiles({ paymentGatewayUrl: "https://api.razorpay.com/" }))).to.equal(
+      appPolicy.replace("form-action 'self';", "form-action 'self' https://api.razorpay.com;"),
+    );
+  });
+
   it("leaves the API, the probes and the reference page as they were", async () => {
     const categories = await fetch(`${base}/api/categories`);
     expect(categories.status).to.equal(200);

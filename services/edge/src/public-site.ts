@@ -4,7 +4,7 @@
  * under `/docs/` (Swagger UI, from this package's `site/` folder, whose `vendor/` files
  * `npm run generate` copies from the swagger-ui-dist package), and the web app at `/` (the
  * storefront and the admin console, built by `npm run generate` into `site/app`:
- * web-app-files.ts; ADR 0089). Nothing is fetched from outside: every file is ours to serve. The local
+ * web-app-files.ts; ADR 0089), with the way back from a gateway's hosted checkout (ADR 0090). Nothing is fetched from outside: every file is ours to serve. The local
  * edge serves it in front of its routes; behind Envoy the `web` deployable does (web/main.ts;
  * ADR 0027).
  *
@@ -19,7 +19,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { type DualRequest, type DualResponse, errorBody, sendError } from "@commerce/runtime/server";
-import { readWebAppFiles } from "./web-app-files.js";
+import { readWebAppFiles, type WebAppOptions } from "./web-app-files.js";
 
 export interface SiteFile {
   readonly contentType: string;
@@ -36,7 +36,7 @@ export interface SiteFile {
  */
 export const publicSitePaths = {
   exact: ["/openapi.json", "/docs"],
-  prefixes: ["/docs/", "/assets/"],
+  prefixes: ["/docs/", "/assets/", "/checkout/return/"],
   /**
    * The web app's pages, answered with its index.html: a path without a dot (whole-path match,
    * the same in JavaScript and in Envoy's RE2). A dot names a file (`/favicon.ico`, a gRPC
@@ -46,7 +46,7 @@ export const publicSitePaths = {
 } as const;
 
 /** Paths that are never the app's pages, each with what is under it: the API, the probes, the site's files. */
-const notAppPages = ["/api", "/healthz", "/readyz", "/docs", "/openapi.json", "/assets"];
+const notAppPages = ["/api", "/healthz", "/readyz", "/docs", "/openapi.json", "/assets", "/checkout/return"];
 
 const appPage = new RegExp(`^${publicSitePaths.appPages}$`);
 
@@ -77,7 +77,7 @@ const siteFile = (path: string): string => fileOf(new URL(`../site/${path}`, imp
  * The site's files by path, read from where `npm run generate` and the repository put them;
  * `/` is the web app's index.html, which createPublicSite also answers the app's pages with.
  */
-export function readPublicSiteFiles(): ReadonlyMap<string, SiteFile> {
+export function readPublicSiteFiles(options: WebAppOptions = {}): ReadonlyMap<string, SiteFile> {
   const day = "public, max-age=86400";
   const fiveMinutes = "public, max-age=300";
   const file = (
@@ -120,13 +120,41 @@ export function readPublicSiteFiles(): ReadonlyMap<string, SiteFile> {
       "/docs/vendor/swagger-ui-bundle.js.LICENSE.txt",
       file(siteFile("docs/vendor/swagger-ui-bundle.js.LICENSE.txt"), "text/plain; charset=utf-8", day),
     ],
-    ...readWebAppFiles(),
+    ...readWebAppFiles(options),
   ]);
 }
 
 /**
+ * `/checkout/return/{orderId}`: where a gateway's hosted checkout sends the customer's browser
+ * back, with a POST of what was paid (ADR 0090). It goes on to the order's page (303, so as a
+ * GET), which watches the order until the gateway's signed callback has settled the payment:
+ * the browser's word is not read, let alone trusted. An order id is what the API makes:
+ * letters, digits, `_` and `-`.
+ */
+const checkoutReturn = /^\/checkout\/return\/([\w-]{1,64})$/;
+
+const returnFromCheckout: PublicSite = (req, res, pathname) => {
+  const orderId = checkoutReturn.exec(pathname)?.[1];
+  if (orderId === undefined) return false;
+  if (req.method !== "POST" && req.method !== "GET" && req.method !== "HEAD") {
+    res.setHeader("allow", "GET, HEAD, POST");
+    sendError(res, errorBody(405, "METHOD_NOT_ALLOWED", "use POST or GET for this path"));
+    return true;
+  }
+  res.writeHead(303, {
+    location: `/orders/${orderId}?payment=returned`,
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+    "content-length": 0,
+  });
+  res.end();
+  return true;
+};
+
+/**
  * Serves `files` by exact path, and the file at `/` (the app's index.html) for every other
- * path that is one of the app's pages; any other method is 405.
+ * path that is one of the app's pages; any other method is 405. The way back from a hosted
+ * checkout is answered too.
  */
 export function createPublicSite(files: ReadonlyMap<string, SiteFile>): PublicSite {
   const served = new Map(
@@ -137,6 +165,7 @@ export function createPublicSite(files: ReadonlyMap<string, SiteFile>): PublicSi
   );
   const app = served.get("/");
   return (req, res, pathname) => {
+    if (pathname.startsWith("/checkout/return/")) return returnFromCheckout(req, res, pathname);
     const file = served.get(pathname) ?? (isAppPage(pathname) ? app : undefined);
     if (file === undefined) return false;
     if (req.method !== "GET" && req.method !== "HEAD") {

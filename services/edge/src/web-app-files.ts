@@ -8,7 +8,8 @@
  * - index.html names the hashed files of the current build: a browser revalidates it on every
  *   visit (`no-cache`; the strong ETag makes that a 304), so a new build is seen at once.
  * - Its pages may load and do only what comes from our origin: scripts and styles from files
- *   (no inline script or style, no eval), calls to this origin's API, and no framing.
+ *   (no inline script or style, no eval), calls to this origin's API, and no framing; a form
+ *   may leave for the payment gateway's checkout only.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { extname } from "node:path";
@@ -17,14 +18,27 @@ import type { SiteFile } from "./public-site.js";
 
 const appFolder = fileURLToPath(new URL("../site/app/", import.meta.url));
 
+export interface WebAppOptions {
+  /**
+   * PAYMENT_GATEWAY_URL: the app's pages may post a form to this origin besides ours, as they
+   * send the customer to the gateway's hosted checkout (ADR 0090). Unset: to ours only.
+   */
+  readonly paymentGatewayUrl?: string | undefined;
+}
+
 /** What a page of the app may load and do. */
-export const appPageSecurity: Readonly<Record<string, string>> = {
-  "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-    "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  "referrer-policy": "no-referrer",
-  "cross-origin-opener-policy": "same-origin",
-};
+export function appPageSecurity(options: WebAppOptions = {}): Readonly<Record<string, string>> {
+  const gateway = options.paymentGatewayUrl;
+  // An origin is `scheme://host[:port]`: nothing in it can end the directive.
+  const formAction = gateway === undefined ? "'self'" : `'self' ${new URL(gateway).origin}`;
+  return {
+    "content-security-policy":
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+      `font-src 'self'; object-src 'none'; base-uri 'none'; form-action ${formAction}; frame-ancestors 'none'`,
+    "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
+  };
+}
 
 const contentTypes: Readonly<Record<string, string>> = {
   ".js": "text/javascript; charset=utf-8",
@@ -42,7 +56,7 @@ const immutable = "public, max-age=31536000, immutable";
  * with it too: public-site.ts), `/assets/<name>` each built file. Throws when the app was not
  * built, or built a kind of file this list has no type for.
  */
-export function readWebAppFiles(): Map<string, SiteFile> {
+export function readWebAppFiles(options: WebAppOptions = {}): Map<string, SiteFile> {
   const files = new Map<string, SiteFile>([
     [
       "/",
@@ -50,7 +64,7 @@ export function readWebAppFiles(): Map<string, SiteFile> {
         contentType: "text/html; charset=utf-8",
         body: readFileSync(`${appFolder}index.html`),
         cacheControl: "no-cache",
-        headers: appPageSecurity,
+        headers: appPageSecurity(options),
       },
     ],
   ]);

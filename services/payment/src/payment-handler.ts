@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { requireCaller } from "@commerce/runtime/identity";
 import { fromMinorUnits } from "@commerce/runtime/money";
 import { methodContract } from "@commerce/runtime/contract";
-import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
+import { type HostedCheckout, PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import type { Payments } from "./payments.js";
 
 /** The gateway's signature of the callback's raw body: the header the contract names. */
@@ -14,8 +14,14 @@ function signatureHeaderOf(): string {
   return header.toLowerCase();
 }
 
-/** REST: /api/payments/create, /api/payments/my, /api/payments/callback. */
-export function createPaymentHandler(payments: Payments): ServiceImpl<typeof PaymentService> {
+/**
+ * REST: /api/payments/create, /api/payments/my, /api/payments/callback. `checkout` is the
+ * gateway's hosted checkout that a created payment is paid at; none with the sandbox gateway.
+ */
+export function createPaymentHandler(
+  payments: Payments,
+  checkout?: Pick<HostedCheckout, "url" | "keyId">,
+): ServiceImpl<typeof PaymentService> {
   return {
     async createPayment(req, ctx) {
       // The contract requires the amount; the fallback only narrows the type.
@@ -29,6 +35,7 @@ export function createPaymentHandler(payments: Payments): ServiceImpl<typeof Pay
         providerOrderId: payment.providerOrderId,
         amount: fromMinorUnits(payment.amountMinor),
         currency: payment.currency,
+        ...(checkout === undefined ? {} : { checkout }),
       };
     },
     async listMyPayments(_req, ctx) {

@@ -8,7 +8,7 @@ import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import { SandboxCheckoutService } from "@commerce/runtime/gen/commerce/payment/v1/sandbox_checkout_pb.js";
-import { createHttpGateway } from "./gateway/http-gateway.js";
+import { createHttpGateway, hostedCheckoutUrl } from "./gateway/http-gateway.js";
 import type { PaymentGateway } from "./gateway/payment-gateway.js";
 import { createSandboxGateway, isSandboxGateway } from "./gateway/sandbox-gateway.js";
 import { createPaymentHandler } from "./payment-handler.js";
@@ -29,6 +29,14 @@ export function gatewayFor(settings: PaymentSettings): PaymentGateway {
   const { gateway } = settings;
   if (gateway.kind === "sandbox") return createSandboxGateway(settings);
   return createHttpGateway({ baseUrl: gateway.baseUrl, keyId: gateway.keyId, keySecret: settings.keySecret });
+}
+
+/** Where customers pay a gateway order: the gateway's hosted checkout; none with the sandbox. */
+function hostedCheckoutOf(settings: PaymentSettings): { url: string; keyId: string } | undefined {
+  const { gateway } = settings;
+  return gateway.kind === "http"
+    ? { url: hostedCheckoutUrl(gateway.baseUrl), keyId: gateway.keyId }
+    : undefined;
 }
 
 export async function buildPaymentService(
@@ -59,7 +67,7 @@ export async function buildPaymentService(
     name: "payment",
     services: [PaymentService, SandboxCheckoutService],
     register(router) {
-      router.service(PaymentService, createPaymentHandler(payments));
+      router.service(PaymentService, createPaymentHandler(payments, hostedCheckoutOf(settings)));
       router.service(SandboxCheckoutService, createSandboxCheckoutHandler(sandboxCheckout));
     },
     start() {

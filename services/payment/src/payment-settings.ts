@@ -3,7 +3,7 @@
  * by the embedded platform (which generates the two secrets once when they are unset).
  */
 import { type EnvReader, declareSettings, type Setting } from "@commerce/runtime/config";
-import { readPaymentCurrency } from "@commerce/runtime/money";
+import { readPaymentCurrency, readPaymentGatewayUrl } from "@commerce/runtime/money";
 
 /** Shortest accepted gateway secret. */
 export const minPaymentSecretLength = 16;
@@ -17,11 +17,6 @@ export const paymentSettings = declareSettings({
   PAYMENT_WEBHOOK_SECRET: {
     whenUnset: "generated in embedded mode; required",
     meaning: `Signs the gateway's callbacks (at least ${minPaymentSecretLength} characters)`,
-    readBy: ["embedded", "payment"],
-  },
-  PAYMENT_GATEWAY_URL: {
-    whenUnset: "the sandbox gateway",
-    meaning: "Base URL of a Razorpay-compatible gateway",
     readBy: ["embedded", "payment"],
   },
   PAYMENT_KEY_ID: {
@@ -46,10 +41,10 @@ export interface PaymentSettings {
 }
 
 export function readPaymentSettings(env: EnvReader): PaymentSettings {
-  const { PAYMENT_KEY_SECRET, PAYMENT_WEBHOOK_SECRET, PAYMENT_GATEWAY_URL, PAYMENT_KEY_ID } = paymentSettings;
+  const { PAYMENT_KEY_SECRET, PAYMENT_WEBHOOK_SECRET, PAYMENT_KEY_ID } = paymentSettings;
   const keySecret = secret(env, PAYMENT_KEY_SECRET, "to sign and verify payments");
   const webhookSecret = secret(env, PAYMENT_WEBHOOK_SECRET, "to verify the gateway's callbacks");
-  const baseUrl = env.url(PAYMENT_GATEWAY_URL, ["http:", "https:"]);
+  const baseUrl = readPaymentGatewayUrl(env);
   const keyId = env.string(PAYMENT_KEY_ID);
   let gateway: GatewaySettings = { kind: "sandbox" };
   if (baseUrl !== undefined) {

@@ -92,6 +92,8 @@ describe("Payment service", () => {
       const created = await payments().createPayment({ orderId, amount: 79.96 });
       expect(created.providerOrderId).to.match(/^order_[0-9A-Za-z]{14}$/);
       expect(created).to.deep.include({ amount: 79.96, currency: "INR" });
+      // The sandbox is paid through its own checkout: no hosted one to go to.
+      expect(created.checkout).to.equal(undefined);
       const [mine] = (await payments().listMyPayments({})).payments;
       expect(mine).to.deep.include({ orderId, amount: 79.96, status: "CREATED" });
       expect(mine?.paymentId).to.match(/^pay_[A-Za-z0-9_-]{22}$/);
@@ -409,6 +411,11 @@ describe("Payment service with the HTTP gateway", () => {
 
     const created = await payments.createPayment({ orderId, amount: 19.99 });
     expect(created.providerOrderId).to.equal([...fake.orders.values()][0]?.id);
+    // Paid at the gateway's hosted checkout, under its base URL, with the merchant's key id.
+    expect({ url: created.checkout?.url, keyId: created.checkout?.keyId }).to.deep.equal({
+      url: `${fake.url}/v1/checkout/embedded`,
+      keyId: credentials.keyId,
+    });
     expect(fake.orders.size).to.equal(1);
     expect(new Set(fake.requests.map((r) => r.idempotencyKey)).size).to.equal(1);
     expect(JSON.parse(fake.requests[3]?.body ?? "")).to.deep.equal({

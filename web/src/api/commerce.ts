@@ -24,7 +24,8 @@ api.use({
   },
 });
 
-type Answer<T> =
+/** What the client answers to one call: its data, or the API's error. */
+export type Answer<T> =
   { data: T; error?: never; response: Response } | { data?: never; error: CommerceError; response: Response };
 
 /** The call's data, or what went wrong in words. An aborted call rejects (nobody is waiting). */

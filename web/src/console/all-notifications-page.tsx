@@ -4,6 +4,7 @@ import { api, outcomeOf } from "../api/commerce.js";
 import { useResource } from "../api/use-resource.js";
 import { navigate, useLocation, withQuery } from "../routing/router.js";
 import { formatMoment, humanize } from "../ui/format.js";
+import { DataTable } from "../ui/data-table.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded } from "../ui/status.js";
 import { Pager } from "../ui/pager.js";
@@ -27,31 +28,19 @@ export function AllNotificationsPage() {
             {notifications.length === 0 ? (
               <Empty>No notifications{page > 0 ? " on this page" : ""}.</Empty>
             ) : (
-              <div className="table-wrap">
-                <table>
-                  <caption className="visually-hidden">Notifications, page {page + 1}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">User</th>
-                      <th scope="col">Event</th>
-                      <th scope="col">Message</th>
-                      <th scope="col">Read</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {notifications.map((notification) => (
-                      <tr key={notification.id}>
-                        <td>{formatMoment(notification.timestamp)}</td>
-                        <td>{notification.userEmail}</td>
-                        <td>{humanize(notification.eventType)}</td>
-                        <td>{notification.message}</td>
-                        <td>{notification.read ? "Yes" : "No"}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption={`Notifications, page ${page + 1}`}
+                hideCaption
+                rows={notifications}
+                rowKey={(notification) => notification.id}
+                columns={[
+                  { header: "When", cell: (notification) => formatMoment(notification.timestamp) },
+                  { header: "User", cell: (notification) => notification.userEmail },
+                  { header: "Event", cell: (notification) => humanize(notification.eventType) },
+                  { header: "Message", cell: (notification) => notification.message },
+                  { header: "Read", cell: (notification) => (notification.read ? "Yes" : "No") },
+                ]}
+              />
             )}
             <Pager
               label="Pages of notifications"

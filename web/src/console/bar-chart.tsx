@@ -5,6 +5,7 @@
  * largest and the total); the table is the accessible, exact form of the same figures.
  */
 import { useId } from "react";
+import { DataTable } from "../ui/data-table.js";
 
 export interface Bar {
   readonly label: string;
@@ -88,24 +89,15 @@ export function BarChart({
       </svg>
       <details>
         <summary>The figures as a table</summary>
-        <div className="table-wrap">
-          <table aria-labelledby={`${id}-title`}>
-            <thead>
-              <tr>
-                <th scope="col">{labelHeader}</th>
-                <th scope="col">{valueHeader}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {bars.map((bar) => (
-                <tr key={bar.label}>
-                  <th scope="row">{bar.label}</th>
-                  <td>{format(bar.value)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          labelledBy={`${id}-title`}
+          rows={bars}
+          rowKey={(bar) => bar.label}
+          columns={[
+            { header: labelHeader, rowHeader: true, cell: (bar) => bar.label },
+            { header: valueHeader, cell: (bar) => format(bar.value) },
+          ]}
+        />
       </details>
     </figure>
   );

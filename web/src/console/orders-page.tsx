@@ -4,13 +4,14 @@
  * confirmed it, another admin cancelled it) is refused with 409: the API's answer is shown and
  * the list read again.
  */
-import { useCallback, useState } from "react";
+import { useCallback } from "react";
 import type { components } from "@commerce/client";
 import { api, outcomeOf } from "../api/commerce.js";
-import type { Problem } from "../api/problem.js";
+import { useAction } from "../api/use-action.js";
 import { useResource } from "../api/use-resource.js";
 import { Link } from "../routing/router.js";
 import { announce } from "../ui/announcer.js";
+import { DataTable } from "../ui/data-table.js";
 import { formatMoney } from "../ui/format.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded, ProblemNotice } from "../ui/status.js";
@@ -28,23 +29,23 @@ const movesFrom: Readonly<Record<string, readonly Move[]>> = {
 export function OrdersPage() {
   const load = useCallback((signal: AbortSignal) => outcomeOf(api.GET("/api/orders", { signal })), []);
   const { outcome, reload } = useResource(load);
-  const [problem, setProblem] = useState<{ orderId: string; problem: Problem } | undefined>(undefined);
+  const moving = useAction();
 
-  const move = async (order: OrderSummary, to: Move["to"]): Promise<void> => {
-    setProblem(undefined);
-    const moved = await outcomeOf(
-      api.PUT("/api/orders/{orderId}/status", {
-        params: { path: { orderId: order.orderId } },
-        body: { status: to },
-      }),
+  const move = (order: OrderSummary, to: Move["to"]): void => {
+    const { orderId } = order;
+    void moving.run(
+      () => api.PUT("/api/orders/{orderId}/status", { params: { path: { orderId } }, body: { status: to } }),
+      {
+        about: orderId,
+        reword: (refused) => ({ ...refused, title: `Order ${orderId} was not changed. ${refused.title}` }),
+        // Refused or not, the list is read again: a refusal means the order moved meanwhile.
+        failed: reload,
+        done: () => {
+          announce(`Order ${orderId} is ${to.toLowerCase()}.`);
+          reload();
+        },
+      },
     );
-    if (!moved.ok) {
-      setProblem({ orderId: order.orderId, problem: moved.problem });
-      reload();
-      return;
-    }
-    announce(`Order ${order.orderId} is ${to.toLowerCase()}.`);
-    reload();
   };
 
   return (
@@ -56,70 +57,55 @@ export function OrdersPage() {
         </button>
       }
     >
-      {problem === undefined ? null : (
-        <ProblemNotice
-          problem={{
-            ...problem.problem,
-            title: `Order ${problem.orderId} was not changed. ${problem.problem.title}`,
-          }}
-        />
-      )}
+      {moving.problem === undefined ? null : <ProblemNotice problem={moving.problem} />}
       <Loaded outcome={outcome} what="orders" retry={reload}>
         {(orders) =>
           orders.length === 0 ? (
             <Empty>No orders yet.</Empty>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption>
-                  {orders.length} order{orders.length === 1 ? "" : "s"}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Order</th>
-                    <th scope="col">Customer</th>
-                    <th scope="col">Total</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Change status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {orders.map((order) => (
-                    <tr
-                      key={order.orderId}
-                      className={problem?.orderId === order.orderId ? "refused" : undefined}
-                    >
-                      <th scope="row">
-                        <Link to={`/orders/${encodeURIComponent(order.orderId)}`}>{order.orderId}</Link>
-                      </th>
-                      <td>{order.customerId}</td>
-                      <td className="amount">{formatMoney(order.totalAmount)}</td>
-                      <td>
-                        <StatusBadge status={order.status} />
-                      </td>
-                      <td>
-                        <div className="actions">
-                          {(movesFrom[order.status] ?? []).map((option) => (
-                            <button
-                              key={option.to}
-                              type="button"
-                              className={option.to === "CANCELLED" ? "danger" : undefined}
-                              aria-label={`${option.label} order ${order.orderId}`}
-                              onClick={() => void move(order, option.to)}
-                            >
-                              {option.label}
-                            </button>
-                          ))}
-                          {(movesFrom[order.status] ?? []).length === 0 ? (
-                            <span className="muted">None</span>
-                          ) : null}
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption={`${orders.length} order${orders.length === 1 ? "" : "s"}`}
+              rows={orders}
+              rowKey={(order) => order.orderId}
+              rowClassName={(order) =>
+                moving.problemAbout(order.orderId) === undefined ? undefined : "refused"
+              }
+              columns={[
+                {
+                  header: "Order",
+                  rowHeader: true,
+                  cell: (order) => (
+                    <Link to={`/orders/${encodeURIComponent(order.orderId)}`}>{order.orderId}</Link>
+                  ),
+                },
+                { header: "Customer", cell: (order) => order.customerId },
+                { header: "Total", amount: true, cell: (order) => formatMoney(order.totalAmount) },
+                { header: "Status", cell: (order) => <StatusBadge status={order.status} /> },
+                {
+                  header: "Change status",
+                  cell: (order) => (
+                    <div className="actions">
+                      {(movesFrom[order.status] ?? []).map((option) => (
+                        <button
+                          key={option.to}
+                          type="button"
+                          className={option.to === "CANCELLED" ? "danger" : undefined}
+                          aria-label={`${option.label} order ${order.orderId}`}
+                          onClick={() => {
+                            move(order, option.to);
+                          }}
+                        >
+                          {option.label}
+                        </button>
+                      ))}
+                      {(movesFrom[order.status] ?? []).length === 0 ? (
+                        <span className="muted">None</span>
+                      ) : null}
+                    </div>
+                  ),
+                },
+              ]}
+            />
           )
         }
       </Loaded>

@@ -6,10 +6,12 @@
 import { useCallback, useState, type SubmitEvent } from "react";
 import type { components } from "@commerce/client";
 import { api, outcomeOf } from "../api/commerce.js";
-import type { Problem } from "../api/problem.js";
+import { useAction } from "../api/use-action.js";
 import { useResource } from "../api/use-resource.js";
 import { Link, navigate, useLocation, withQuery } from "../routing/router.js";
 import { announce } from "../ui/announcer.js";
+import { ConfirmDelete } from "../ui/confirm-delete.js";
+import { DataTable } from "../ui/data-table.js";
 import { Field } from "../ui/field.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded, ProblemNotice } from "../ui/status.js";
@@ -36,6 +38,30 @@ export function ProductsPage() {
   );
   const categories = useResource(loadCategories);
   const categoryList = categories.outcome?.ok === true ? categories.outcome.data : [];
+  // One action for the rows' saves and deletes: its problem shows in the row it was about.
+  const changing = useAction();
+
+  const save = (product: ProductSummary, change: { price: number; stock: number }): void => {
+    const path = { productId: product.id };
+    void changing.run(() => api.PUT("/api/products/{productId}", { params: { path }, body: change }), {
+      about: product.id,
+      done: () => {
+        announce(`Saved ${product.name}.`);
+        products.reload();
+      },
+    });
+  };
+
+  const remove = (product: ProductSummary): void => {
+    const path = { productId: product.id };
+    void changing.run(() => api.DELETE("/api/products/{productId}", { params: { path } }), {
+      about: product.id,
+      done: () => {
+        announce(`Deleted ${product.name}.`);
+        products.reload();
+      },
+    });
+  };
 
   return (
     <Page title="Products">
@@ -49,28 +75,52 @@ export function ProductsPage() {
             <Empty>No products yet: create one above.</Empty>
           ) : (
             <>
-              <div className="table-wrap">
-                <table>
-                  <caption>
-                    {found.totalElements} product{found.totalElements === 1 ? "" : "s"}
-                  </caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Product</th>
-                      <th scope="col">Category</th>
-                      <th scope="col">Price and stock</th>
-                      <th scope="col">
-                        <span className="visually-hidden">Delete</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {found.content.map((product) => (
-                      <ProductRow key={product.id} product={product} onChanged={products.reload} />
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption={`${found.totalElements} product${found.totalElements === 1 ? "" : "s"}`}
+                rows={found.content}
+                rowKey={(product) => product.id}
+                columns={[
+                  {
+                    header: "Product",
+                    rowHeader: true,
+                    cell: (product) => {
+                      const problem = changing.problemAbout(product.id);
+                      return (
+                        <>
+                          <Link to={`/products/${encodeURIComponent(product.id)}`}>{product.name}</Link>
+                          <div className="muted">{product.brand}</div>
+                          {problem === undefined ? null : <ProblemNotice problem={problem} />}
+                        </>
+                      );
+                    },
+                  },
+                  { header: "Category", cell: (product) => product.category },
+                  {
+                    header: "Price and stock",
+                    cell: (product) => (
+                      <PriceAndStock
+                        product={product}
+                        saving={changing.busy}
+                        save={(change) => {
+                          save(product, change);
+                        }}
+                      />
+                    ),
+                  },
+                  {
+                    header: "Delete",
+                    hideHeader: true,
+                    cell: (product) => (
+                      <ConfirmDelete
+                        name={product.name}
+                        onConfirm={() => {
+                          remove(product);
+                        }}
+                      />
+                    ),
+                  },
+                ]}
+              />
               <Pager
                 label="Pages of products"
                 page={page}
@@ -87,135 +137,72 @@ export function ProductsPage() {
   );
 }
 
-function ProductRow({ product, onChanged }: { product: ProductSummary; onChanged: () => void }) {
+/** A product's price and stock, edited in place; `save` sends the two. */
+function PriceAndStock({
+  product,
+  saving,
+  save,
+}: {
+  product: ProductSummary;
+  saving: boolean;
+  save: (change: { price: number; stock: number }) => void;
+}) {
   const [price, setPrice] = useState(String(product.price));
   const [stock, setStock] = useState(String(product.stock));
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-
-  const save = async (event: SubmitEvent): Promise<void> => {
-    event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
-    const saved = await outcomeOf(
-      api.PUT("/api/products/{productId}", {
-        params: { path: { productId: product.id } },
-        body: { price: Number(price), stock: Number(stock) },
-      }),
-    );
-    setBusy(false);
-    if (!saved.ok) {
-      setProblem(saved.problem);
-      return;
-    }
-    announce(`Saved ${product.name}.`);
-    onChanged();
-  };
-
-  const remove = async (): Promise<void> => {
-    setProblem(undefined);
-    const removed = await outcomeOf(
-      api.DELETE("/api/products/{productId}", { params: { path: { productId: product.id } } }),
-    );
-    if (!removed.ok) {
-      setProblem(removed.problem);
-      return;
-    }
-    announce(`Deleted ${product.name}.`);
-    onChanged();
-  };
-
   return (
-    <tr>
-      <th scope="row">
-        <Link to={`/products/${encodeURIComponent(product.id)}`}>{product.name}</Link>
-        <div className="muted">{product.brand}</div>
-        {problem === undefined ? null : <ProblemNotice problem={problem} />}
-      </th>
-      <td>{product.category}</td>
-      <td>
-        <form className="inline-form compact" onSubmit={(event) => void save(event)}>
-          <div className="field">
-            <label htmlFor={`price-${product.id}`}>Price</label>
-            <input
-              id={`price-${product.id}`}
-              type="number"
-              min={0}
-              step="0.01"
-              required
-              value={price}
-              onChange={(event) => {
-                setPrice(event.target.value);
-              }}
-            />
-          </div>
-          <div className="field">
-            <label htmlFor={`stock-${product.id}`}>Stock</label>
-            <input
-              id={`stock-${product.id}`}
-              type="number"
-              min={0}
-              step="1"
-              required
-              value={stock}
-              onChange={(event) => {
-                setStock(event.target.value);
-              }}
-            />
-          </div>
-          <button type="submit" disabled={busy} aria-label={`Save price and stock of ${product.name}`}>
-            Save
-          </button>
-        </form>
-      </td>
-      <td>
-        {confirming ? (
-          <div className="actions">
-            <button type="button" className="danger" onClick={() => void remove()}>
-              Yes, delete {product.name}
-            </button>
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => {
-                setConfirming(false);
-              }}
-            >
-              Keep it
-            </button>
-          </div>
-        ) : (
-          <button
-            type="button"
-            className="secondary"
-            aria-label={`Delete ${product.name}`}
-            onClick={() => {
-              setConfirming(true);
-            }}
-          >
-            Delete
-          </button>
-        )}
-      </td>
-    </tr>
+    <form
+      className="inline-form compact"
+      onSubmit={(event) => {
+        event.preventDefault();
+        save({ price: Number(price), stock: Number(stock) });
+      }}
+    >
+      <div className="field">
+        <label htmlFor={`price-${product.id}`}>Price</label>
+        <input
+          id={`price-${product.id}`}
+          type="number"
+          min={0}
+          step="0.01"
+          required
+          value={price}
+          onChange={(event) => {
+            setPrice(event.target.value);
+          }}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor={`stock-${product.id}`}>Stock</label>
+        <input
+          id={`stock-${product.id}`}
+          type="number"
+          min={0}
+          step="1"
+          required
+          value={stock}
+          onChange={(event) => {
+            setStock(event.target.value);
+          }}
+        />
+      </div>
+      <button type="submit" disabled={saving} aria-label={`Save price and stock of ${product.name}`}>
+        Save
+      </button>
+    </form>
   );
 }
 
 function NewProduct({ categories, onCreated }: { categories: readonly Category[]; onCreated: () => void }) {
   const empty = { name: "", description: "", price: "", stock: "", brand: "", categoryId: "" };
   const [form, setForm] = useState(empty);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { run, busy, problem } = useAction();
   const set =
     (name: keyof typeof form) =>
     (event: { target: { value: string } }): void => {
       setForm((current) => ({ ...current, [name]: event.target.value }));
     };
-  const create = async (event: SubmitEvent): Promise<void> => {
+  const create = (event: SubmitEvent): void => {
     event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
     const draft: ProductDraft = {
       name: form.name.trim(),
       description: form.description.trim(),
@@ -224,18 +211,16 @@ function NewProduct({ categories, onCreated }: { categories: readonly Category[]
       brand: form.brand.trim(),
       categoryId: form.categoryId,
     };
-    const created = await outcomeOf(api.POST("/api/products", { body: draft }));
-    setBusy(false);
-    if (!created.ok) {
-      setProblem(created.problem);
-      return;
-    }
-    setForm(empty);
-    announce(`Created ${draft.name}.`);
-    onCreated();
+    void run(() => api.POST("/api/products", { body: draft }), {
+      done: () => {
+        setForm(empty);
+        announce(`Created ${draft.name}.`);
+        onCreated();
+      },
+    });
   };
   return (
-    <form className="card stacked" onSubmit={(event) => void create(event)}>
+    <form className="card stacked" onSubmit={create}>
       <fieldset>
         <legend>New product</legend>
         {problem === undefined ? null : <ProblemNotice problem={problem} />}
@@ -299,29 +284,25 @@ const example = `[
 
 function BulkCreate({ onCreated }: { onCreated: () => void }) {
   const [text, setText] = useState("");
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const create = async (event: SubmitEvent): Promise<void> => {
+  const { run, showProblem, busy, problem } = useAction();
+  const create = (event: SubmitEvent): void => {
     event.preventDefault();
-    setProblem(undefined);
     const drafts = parseDrafts(text);
     if (typeof drafts === "string") {
-      setProblem({ status: 400, code: "INVALID_JSON", title: "That list was not read.", detail: drafts });
+      showProblem({ status: 400, code: "INVALID_JSON", title: "That list was not read.", detail: drafts });
       return;
     }
-    setBusy(true);
-    const created = await outcomeOf(api.POST("/api/products/bulk", { body: drafts }));
-    setBusy(false);
-    if (!created.ok) {
-      setProblem({ ...created.problem, title: `No product was created. ${created.problem.title}` });
-      return;
-    }
-    setText("");
-    announce(created.data.message);
-    onCreated();
+    void run(() => api.POST("/api/products/bulk", { body: drafts }), {
+      reword: (refused) => ({ ...refused, title: `No product was created. ${refused.title}` }),
+      done: (created) => {
+        setText("");
+        announce(created.message);
+        onCreated();
+      },
+    });
   };
   return (
-    <form className="card stacked" onSubmit={(event) => void create(event)}>
+    <form className="card stacked" onSubmit={create}>
       <fieldset>
         <legend>Many products at once</legend>
         {problem === undefined ? null : <ProblemNotice problem={problem} />}

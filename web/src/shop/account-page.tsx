@@ -1,9 +1,9 @@
 /** The signed-in person's profile (name and phone) and their addresses: add, edit, delete. */
 import { useCallback, useEffect, useRef, useState, type SubmitEvent } from "react";
 import type { components } from "@commerce/client";
-import { api, outcomeOf } from "../api/commerce.js";
-import type { Problem } from "../api/problem.js";
+import { api, outcomeOf, type Answer } from "../api/commerce.js";
 import { sessionStore } from "../api/session.js";
+import { useAction } from "../api/use-action.js";
 import { useResource } from "../api/use-resource.js";
 import { announce } from "../ui/announcer.js";
 import { Field } from "../ui/field.js";
@@ -78,13 +78,11 @@ function NewAddress({ onAdded }: { onAdded: () => void }) {
         onCancel={() => {
           setOpen(false);
         }}
-        onSubmit={async (input) => {
-          const added = await outcomeOf(api.POST("/api/users/addresses", { body: input }));
-          if (!added.ok) return added.problem;
+        save={(input) => api.POST("/api/users/addresses", { body: input })}
+        onSaved={() => {
           announce("Address added.");
           setOpen(false);
           onAdded();
-          return undefined;
         }}
       />
     </div>
@@ -94,25 +92,20 @@ function NewAddress({ onAdded }: { onAdded: () => void }) {
 function ProfileForm({ profile, onSaved }: { profile: Profile; onSaved: () => void }) {
   const [fullName, setFullName] = useState(profile.fullName);
   const [phoneNo, setPhoneNo] = useState(profile.phoneNo);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
-  const save = async (event: SubmitEvent): Promise<void> => {
+  const { run, busy, problem } = useAction();
+  const save = (event: SubmitEvent): void => {
     event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
     const body = { fullName: fullName.trim(), phoneNo: phoneNo.trim() };
-    const saved = await outcomeOf(api.PUT("/api/users/me", { body }));
-    setBusy(false);
-    if (!saved.ok) {
-      setProblem(saved.problem);
-      return;
-    }
-    sessionStore.updateProfile({ ...profile, ...body });
-    announce("Profile saved.");
-    onSaved();
+    void run(() => api.PUT("/api/users/me", { body }), {
+      done: () => {
+        sessionStore.updateProfile({ ...profile, ...body });
+        announce("Profile saved.");
+        onSaved();
+      },
+    });
   };
   return (
-    <form className="stacked card" onSubmit={(event) => void save(event)}>
+    <form className="stacked card" onSubmit={save}>
       {problem === undefined ? null : <ProblemNotice problem={problem} />}
       <p>
         <span className="muted">Email:</span> {profile.email} · <span className="muted">Role:</span>{" "}
@@ -155,20 +148,19 @@ function AddressItem({ address, onChanged }: { address: Address; onChanged: () =
     wasEditing.current = editing;
   }, [editing]);
   const [confirming, setConfirming] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const { run, problem } = useAction();
   const text = `${address.street}, ${address.city}, ${address.state} ${address.pincode}`;
 
-  const remove = async (): Promise<void> => {
-    setProblem(undefined);
-    const removed = await outcomeOf(
-      api.DELETE("/api/users/addresses/{addressId}", { params: { path: { addressId: address.id } } }),
+  const remove = (): void => {
+    void run(
+      () => api.DELETE("/api/users/addresses/{addressId}", { params: { path: { addressId: address.id } } }),
+      {
+        done: () => {
+          announce("Address deleted.");
+          onChanged();
+        },
+      },
     );
-    if (!removed.ok) {
-      setProblem(removed.problem);
-      return;
-    }
-    announce("Address deleted.");
-    onChanged();
   };
 
   return (
@@ -182,19 +174,16 @@ function AddressItem({ address, onChanged }: { address: Address; onChanged: () =
           onCancel={() => {
             setEditing(false);
           }}
-          onSubmit={async (input) => {
-            const saved = await outcomeOf(
-              api.PUT("/api/users/addresses/{addressId}", {
-                params: { path: { addressId: address.id } },
-                body: input,
-              }),
-            );
-            if (saved.ok) {
-              announce("Address saved.");
-              setEditing(false);
-              onChanged();
-            }
-            return saved.ok ? undefined : saved.problem;
+          save={(input) =>
+            api.PUT("/api/users/addresses/{addressId}", {
+              params: { path: { addressId: address.id } },
+              body: input,
+            })
+          }
+          onSaved={() => {
+            announce("Address saved.");
+            setEditing(false);
+            onChanged();
           }}
         />
       ) : (
@@ -214,7 +203,7 @@ function AddressItem({ address, onChanged }: { address: Address; onChanged: () =
             </button>
             {confirming ? (
               <>
-                <button type="button" className="danger" onClick={() => void remove()}>
+                <button type="button" className="danger" onClick={remove}>
                   Yes, delete it
                 </button>
                 <button
@@ -250,38 +239,36 @@ function AddressForm({
   legend,
   initial,
   submitLabel,
-  onSubmit,
+  save,
+  onSaved,
   onCancel,
 }: {
   legend: string;
   initial?: AddressInput;
   submitLabel: string;
-  /** Saves; answers the problem when the API refused. */
-  onSubmit: (input: AddressInput) => Promise<Problem | undefined>;
+  /** The call that saves the address; a refusal is shown in the form. */
+  save: (input: AddressInput) => Promise<Answer<unknown>>;
+  onSaved: () => void;
   onCancel?: () => void;
 }) {
   const [input, setInput] = useState<AddressInput>(
     initial ?? { street: "", city: "", state: "", pincode: "" },
   );
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { run, busy, problem } = useAction();
   const set =
     (name: keyof AddressInput) =>
     (event: { target: { value: string } }): void => {
       setInput((current) => ({ ...current, [name]: event.target.value }));
     };
-  const submit = async (event: SubmitEvent): Promise<void> => {
+  const submit = (event: SubmitEvent): void => {
     event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
-    const refused = await onSubmit({
+    const trimmed = {
       street: input.street.trim(),
       city: input.city.trim(),
       state: input.state.trim(),
       pincode: input.pincode.trim(),
-    });
-    setBusy(false);
-    setProblem(refused);
+    };
+    void run(() => save(trimmed), { done: onSaved });
   };
   // The first field takes the focus when the form opens: the person asked for it.
   const form = useRef<HTMLFormElement>(null);
@@ -289,7 +276,7 @@ function AddressForm({
     form.current?.querySelector("input")?.focus();
   }, []);
   return (
-    <form ref={form} className="stacked" onSubmit={(event) => void submit(event)}>
+    <form ref={form} className="stacked" onSubmit={submit}>
       <fieldset>
         <legend>{legend}</legend>
         {problem === undefined ? null : <ProblemNotice problem={problem} />}

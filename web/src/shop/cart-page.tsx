@@ -2,14 +2,15 @@
  * The cart and placing an order from it. The API prices the order and checks the stock: a line
  * it refuses (not enough stock, a product no longer sold) is marked with what the API said.
  */
-import { useState } from "react";
-import { api, outcomeOf } from "../api/commerce.js";
+import { api } from "../api/commerce.js";
 import type { Problem } from "../api/problem.js";
 import { useSession } from "../api/session.js";
+import { useAction } from "../api/use-action.js";
 import { cart, itemCount, useCart, type CartLine } from "../cart/cart-store.js";
 import { Link, navigate, withQuery } from "../routing/router.js";
 import { announce } from "../ui/announcer.js";
 import { formatMoney } from "../ui/format.js";
+import { DataTable } from "../ui/data-table.js";
 import { Page } from "../ui/page.js";
 import { Empty, ProblemNotice } from "../ui/status.js";
 
@@ -24,26 +25,19 @@ function lineNote(problem: Problem | undefined, line: CartLine): string | undefi
 export function CartPage() {
   const lines = useCart();
   const { session } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const { run, busy, problem } = useAction();
   const total = lines.reduce((sum, line) => sum + line.price * line.quantity, 0);
 
-  const placeOrder = async (): Promise<void> => {
-    setBusy(true);
-    setProblem(undefined);
-    const placed = await outcomeOf(
-      api.POST("/api/orders", {
-        body: { items: lines.map(({ productId, quantity }) => ({ productId, quantity })) },
-      }),
-    );
-    setBusy(false);
-    if (!placed.ok) {
-      setProblem(placed.problem);
-      return;
-    }
-    cart.clear();
-    announce("Your order was placed.");
-    navigate(`/orders/${encodeURIComponent(placed.data.orderId)}`);
+  const placeOrder = (): void => {
+    const items = lines.map(({ productId, quantity }) => ({ productId, quantity }));
+    void run(() => api.POST("/api/orders", { body: { items } }), {
+      reword: (refused) => ({ ...refused, title: `Your order was not placed. ${refused.title}` }),
+      done: (placed) => {
+        cart.clear();
+        announce("Your order was placed.");
+        navigate(`/orders/${encodeURIComponent(placed.orderId)}`);
+      },
+    });
   };
 
   return (
@@ -54,67 +48,65 @@ export function CartPage() {
         </Empty>
       ) : (
         <>
-          {problem === undefined ? null : (
-            <ProblemNotice problem={{ ...problem, title: `Your order was not placed. ${problem.title}` }} />
-          )}
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Items in your cart</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Product</th>
-                  <th scope="col">Price</th>
-                  <th scope="col">Quantity</th>
-                  <th scope="col">Subtotal</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {lines.map((line) => {
+          {problem === undefined ? null : <ProblemNotice problem={problem} />}
+          <DataTable
+            caption="Items in your cart"
+            hideCaption
+            rows={lines}
+            rowKey={(line) => line.productId}
+            rowClassName={(line) => (lineNote(problem, line) === undefined ? undefined : "refused")}
+            columns={[
+              {
+                header: "Product",
+                rowHeader: true,
+                cell: (line) => {
                   const note = lineNote(problem, line);
                   return (
-                    <tr key={line.productId} className={note === undefined ? undefined : "refused"}>
-                      <th scope="row">
-                        <Link to={`/products/${encodeURIComponent(line.productId)}`}>{line.name}</Link>
-                        {note === undefined ? null : <p className="line-note">{note}</p>}
-                      </th>
-                      <td className="amount">{formatMoney(line.price)}</td>
-                      <td>
-                        <input
-                          className="quantity"
-                          type="number"
-                          min={1}
-                          value={line.quantity}
-                          aria-label={`Quantity of ${line.name}`}
-                          onChange={(event) => {
-                            const quantity = event.target.valueAsNumber;
-                            if (Number.isInteger(quantity) && quantity > 0)
-                              cart.setQuantity(line.productId, quantity);
-                          }}
-                        />
-                      </td>
-                      <td className="amount">{formatMoney(line.price * line.quantity)}</td>
-                      <td>
-                        <button
-                          type="button"
-                          className="secondary"
-                          aria-label={`Remove ${line.name}`}
-                          onClick={() => {
-                            cart.remove(line.productId);
-                            announce(`Removed ${line.name} from your cart.`);
-                          }}
-                        >
-                          Remove
-                        </button>
-                      </td>
-                    </tr>
+                    <>
+                      <Link to={`/products/${encodeURIComponent(line.productId)}`}>{line.name}</Link>
+                      {note === undefined ? null : <p className="line-note">{note}</p>}
+                    </>
                   );
-                })}
-              </tbody>
-            </table>
-          </div>
+                },
+              },
+              { header: "Price", amount: true, cell: (line) => formatMoney(line.price) },
+              {
+                header: "Quantity",
+                cell: (line) => (
+                  <input
+                    className="quantity"
+                    type="number"
+                    min={1}
+                    value={line.quantity}
+                    aria-label={`Quantity of ${line.name}`}
+                    onChange={(event) => {
+                      const quantity = event.target.valueAsNumber;
+                      if (Number.isInteger(quantity) && quantity > 0)
+                        cart.setQuantity(line.productId, quantity);
+                    }}
+                  />
+                ),
+              },
+              { header: "Subtotal", amount: true, cell: (line) => formatMoney(line.price * line.quantity) },
+              {
+                header: "Actions",
+                hideHeader: true,
+                cell: (line) => (
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={`Remove ${line.name}`}
+                    onClick={() => {
+                      cart.remove(line.productId);
+                      announce(`Removed ${line.name} from your cart.`);
+                    }}
+                  >
+                    Remove
+                  </button>
+                ),
+              },
+            ]}
+          />
           <p className="total">
             {itemCount(lines)} item{itemCount(lines) === 1 ? "" : "s"}, about {formatMoney(total)}
             <span className="muted"> (the order is priced at today&apos;s prices)</span>
@@ -126,7 +118,7 @@ export function CartPage() {
               </Link>
             </p>
           ) : (
-            <button type="button" disabled={busy} onClick={() => void placeOrder()}>
+            <button type="button" disabled={busy} onClick={placeOrder}>
               {busy ? "Placing your order…" : "Place order"}
             </button>
           )}

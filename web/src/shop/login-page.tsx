@@ -1,7 +1,7 @@
 /** Log in; then on to where the person was going (`?next=`), or the console for an admin. */
 import { useState, type SubmitEvent } from "react";
-import type { Problem } from "../api/problem.js";
 import { useSession } from "../api/session.js";
+import { useAction } from "../api/use-action.js";
 import { Link, navigate, safeNext, useLocation, withQuery } from "../routing/router.js";
 import { Field } from "../ui/field.js";
 import { Page } from "../ui/page.js";
@@ -14,24 +14,17 @@ export function LoginPage() {
   const next = safeNext(search.get("next"));
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const { runTask, busy, problem } = useAction();
 
-  const submit = async (event: SubmitEvent): Promise<void> => {
+  const submit = (event: SubmitEvent): void => {
     event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
-    const outcome = await signIn(email.trim(), password);
-    setBusy(false);
-    if (!outcome.ok) {
-      setProblem(
-        outcome.problem.status === 401
-          ? { ...outcome.problem, title: "The email or the password is not right." }
-          : outcome.problem,
-      );
-      return;
-    }
-    navigate(next ?? (outcome.data.role === "ADMIN" ? "/admin" : "/"), { replace: true });
+    void runTask(() => signIn(email.trim(), password), {
+      reword: (refused) =>
+        refused.status === 401 ? { ...refused, title: "The email or the password is not right." } : refused,
+      done: (profile) => {
+        navigate(next ?? (profile.role === "ADMIN" ? "/admin" : "/"), { replace: true });
+      },
+    });
   };
 
   return (
@@ -41,7 +34,7 @@ export function LoginPage() {
           Your session has ended. Log in again to continue.
         </p>
       ) : null}
-      <form className="stacked card narrow" onSubmit={(event) => void submit(event)}>
+      <form className="stacked card narrow" onSubmit={submit}>
         {problem === undefined ? null : <ProblemNotice problem={problem} />}
         <Field
           label="Email"

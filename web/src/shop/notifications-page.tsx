@@ -1,7 +1,7 @@
 /** The signed-in person's notifications, all or unread only, a page at a time; mark one read. */
-import { useCallback, useState } from "react";
+import { useCallback } from "react";
 import { api, outcomeOf } from "../api/commerce.js";
-import type { Problem } from "../api/problem.js";
+import { useAction } from "../api/use-action.js";
 import { useResource } from "../api/use-resource.js";
 import { navigate, useLocation, withQuery } from "../routing/router.js";
 import { announce } from "../ui/announcer.js";
@@ -28,20 +28,19 @@ export function NotificationsPage() {
     [page, unreadOnly],
   );
   const { outcome, reload } = useResource(load);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const { run, problem } = useAction();
 
-  const markRead = async (notificationId: string): Promise<void> => {
-    setProblem(undefined);
-    const marked = await outcomeOf(
-      api.PUT("/api/notifications/{notificationId}/read", { params: { path: { notificationId } } }),
+  const markRead = (notificationId: string): void => {
+    void run(
+      () => api.PUT("/api/notifications/{notificationId}/read", { params: { path: { notificationId } } }),
+      {
+        done: () => {
+          announce("Marked as read.");
+          unreadChanged();
+          reload();
+        },
+      },
     );
-    if (!marked.ok) {
-      setProblem(marked.problem);
-      return;
-    }
-    announce("Marked as read.");
-    unreadChanged();
-    reload();
   };
 
   return (
@@ -79,7 +78,9 @@ export function NotificationsPage() {
                       <button
                         type="button"
                         className="secondary"
-                        onClick={() => void markRead(notification.id)}
+                        onClick={() => {
+                          markRead(notification.id);
+                        }}
                         aria-label={`Mark as read: ${notification.message}`}
                       >
                         Mark as read

@@ -1,19 +1,22 @@
 /**
  * One of the person's orders: its lines, its status and its payments; an order still CREATED
- * and not paid can be paid here. After a payment the page reads the order again until its
- * status moves (the payment's event confirms it), for at most half a minute.
+ * and not paid can be paid here. After a payment (here, or back from the gateway's hosted
+ * checkout: `?payment=returned`) the page reads the order again until its status moves (the
+ * payment's event confirms it), for at most half a minute. `?payment=cancelled` is a customer
+ * who left the gateway's checkout without paying.
  */
 import { useCallback, useEffect, useState } from "react";
 import { api, outcomeOf, type Outcome } from "../api/commerce.js";
 import { useSession } from "../api/session.js";
 import { useResource } from "../api/use-resource.js";
 import type { components } from "@commerce/client";
-import { Link } from "../routing/router.js";
+import { Link, useLocation } from "../routing/router.js";
+import { DataTable } from "../ui/data-table.js";
 import { formatMoment, formatMoney } from "../ui/format.js";
 import { Page } from "../ui/page.js";
 import { Loaded } from "../ui/status.js";
 import { StatusBadge } from "./order-status.js";
-import { SandboxCheckout } from "./sandbox-checkout.js";
+import { PaymentCheckout } from "./payment-checkout.js";
 import { unreadChanged } from "./unread-count.js";
 
 type Order = components["schemas"]["Order"];
@@ -60,7 +63,10 @@ export function OrderPage({ orderId }: { orderId: string }) {
   const { outcome, reload } = useResource(load);
   // Only the customer pays; an admin opening the order sees it as it is.
   const email = useSession().session?.profile.email;
-  const [paidAt, setPaidAt] = useState<number | undefined>(undefined);
+  const returnedFrom = useLocation().search.get("payment");
+  const [paidAt, setPaidAt] = useState<number | undefined>(() =>
+    returnedFrom === "returned" ? Date.now() : undefined,
+  );
   const status = outcome?.ok === true ? outcome.data.order.status : undefined;
   const watching = paidAt !== undefined && status === "CREATED";
 
@@ -105,46 +111,47 @@ export function OrderPage({ orderId }: { orderId: string }) {
                 <dt>Total</dt>
                 <dd className="price">{formatMoney(order.totalAmount)}</dd>
               </dl>
-              <div className="table-wrap">
-                <table>
-                  <caption>Items</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Product</th>
-                      <th scope="col">Quantity</th>
-                      <th scope="col">Price each</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {order.items.map((item) => (
-                      <tr key={item.productId}>
-                        <th scope="row">
-                          {names.has(item.productId) ? (
-                            <Link to={`/products/${encodeURIComponent(item.productId)}`}>
-                              {names.get(item.productId)}
-                            </Link>
-                          ) : (
-                            <span>
-                              {item.productId} <span className="muted">(no longer sold)</span>
-                            </span>
-                          )}
-                        </th>
-                        <td>{item.quantity}</td>
-                        <td className="amount">{formatMoney(item.price)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption="Items"
+                rows={order.items}
+                rowKey={(item) => item.productId}
+                columns={[
+                  {
+                    header: "Product",
+                    rowHeader: true,
+                    cell: (item) =>
+                      names.has(item.productId) ? (
+                        <Link to={`/products/${encodeURIComponent(item.productId)}`}>
+                          {names.get(item.productId)}
+                        </Link>
+                      ) : (
+                        <span>
+                          {item.productId} <span className="muted">(no longer sold)</span>
+                        </span>
+                      ),
+                  },
+                  { header: "Quantity", cell: (item) => item.quantity },
+                  { header: "Price each", amount: true, cell: (item) => formatMoney(item.price) },
+                ]}
+              />
               {order.status === "CREATED" && !paid && paidAt === undefined && order.customerId === email ? (
-                <SandboxCheckout
-                  orderId={order.orderId}
-                  amount={order.totalAmount}
-                  onPaid={() => {
-                    setPaidAt(Date.now());
-                    reload();
-                  }}
-                />
+                <>
+                  {returnedFrom === "cancelled" ? (
+                    <p className="notice" role="status">
+                      You left the gateway&apos;s checkout without paying. Nothing was charged; you can pay
+                      again.
+                    </p>
+                  ) : null}
+                  <PaymentCheckout
+                    orderId={order.orderId}
+                    customerEmail={order.customerId}
+                    amount={order.totalAmount}
+                    onPaid={() => {
+                      setPaidAt(Date.now());
+                      reload();
+                    }}
+                  />
+                </>
               ) : null}
               {payments.length === 0 ? null : (
                 <section aria-labelledby="payments-heading">

@@ -4,6 +4,7 @@ import { api, outcomeOf } from "../api/commerce.js";
 import { useResource } from "../api/use-resource.js";
 import { Link } from "../routing/router.js";
 import { formatMoment, formatMoney } from "../ui/format.js";
+import { DataTable } from "../ui/data-table.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded } from "../ui/status.js";
 import { StatusBadge } from "./order-status.js";
@@ -20,33 +21,24 @@ export function OrdersPage() {
               You have no orders yet. <Link to="/">Browse the catalog</Link>
             </Empty>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption className="visually-hidden">Your orders</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Order</th>
-                    <th scope="col">Placed</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Total</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {orders.map((order) => (
-                    <tr key={order.orderId}>
-                      <th scope="row">
-                        <Link to={`/orders/${encodeURIComponent(order.orderId)}`}>{order.orderId}</Link>
-                      </th>
-                      <td>{formatMoment(order.orderDate)}</td>
-                      <td>
-                        <StatusBadge status={order.status} />
-                      </td>
-                      <td className="amount">{formatMoney(order.totalAmount)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Your orders"
+              hideCaption
+              rows={orders}
+              rowKey={(order) => order.orderId}
+              columns={[
+                {
+                  header: "Order",
+                  rowHeader: true,
+                  cell: (order) => (
+                    <Link to={`/orders/${encodeURIComponent(order.orderId)}`}>{order.orderId}</Link>
+                  ),
+                },
+                { header: "Placed", cell: (order) => formatMoment(order.orderDate) },
+                { header: "Status", cell: (order) => <StatusBadge status={order.status} /> },
+                { header: "Total", amount: true, cell: (order) => formatMoney(order.totalAmount) },
+              ]}
+            />
           )
         }
       </Loaded>

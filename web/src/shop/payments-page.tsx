@@ -4,6 +4,7 @@ import { api, outcomeOf } from "../api/commerce.js";
 import { useResource } from "../api/use-resource.js";
 import { Link } from "../routing/router.js";
 import { formatMoment, formatMoney } from "../ui/format.js";
+import { DataTable } from "../ui/data-table.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded } from "../ui/status.js";
 import { StatusBadge } from "./order-status.js";
@@ -18,37 +19,24 @@ export function PaymentsPage() {
           payments.length === 0 ? (
             <Empty>You have made no payments yet.</Empty>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption className="visually-hidden">Your payments</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Payment</th>
-                    <th scope="col">Order</th>
-                    <th scope="col">When</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {payments.map((payment) => (
-                    <tr key={payment.paymentId}>
-                      <th scope="row">
-                        <code>{payment.paymentId}</code>
-                      </th>
-                      <td>
-                        <Link to={`/orders/${encodeURIComponent(payment.orderId)}`}>{payment.orderId}</Link>
-                      </td>
-                      <td>{formatMoment(payment.createdAt)}</td>
-                      <td className="amount">{formatMoney(payment.amount)}</td>
-                      <td>
-                        <StatusBadge status={payment.status} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Your payments"
+              hideCaption
+              rows={payments}
+              rowKey={(payment) => payment.paymentId}
+              columns={[
+                { header: "Payment", rowHeader: true, cell: (payment) => <code>{payment.paymentId}</code> },
+                {
+                  header: "Order",
+                  cell: (payment) => (
+                    <Link to={`/orders/${encodeURIComponent(payment.orderId)}`}>{payment.orderId}</Link>
+                  ),
+                },
+                { header: "When", cell: (payment) => formatMoment(payment.createdAt) },
+                { header: "Amount", amount: true, cell: (payment) => formatMoney(payment.amount) },
+                { header: "Status", cell: (payment) => <StatusBadge status={payment.status} /> },
+              ]}
+            />
           )
         }
       </Loaded>

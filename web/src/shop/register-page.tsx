@@ -1,52 +1,56 @@
 /** Create a CUSTOMER account, then log in with it. */
 import { useState, type SubmitEvent } from "react";
-import { api, outcomeOf } from "../api/commerce.js";
-import type { Problem } from "../api/problem.js";
+import type { components } from "@commerce/client";
+import { api, outcomeOf, type Outcome } from "../api/commerce.js";
+import type { Profile } from "../api/session.js";
+import { useAction } from "../api/use-action.js";
 import { Link, navigate, safeNext, useLocation, withQuery } from "../routing/router.js";
 import { Field } from "../ui/field.js";
 import { Page } from "../ui/page.js";
 import { ProblemNotice } from "../ui/status.js";
 import { signIn } from "./sign-in.js";
 
+type Registration = components["schemas"]["RegisterRequest"];
+
+/** The new account, then logging in with it. */
+async function register(account: Registration): Promise<Outcome<Profile>> {
+  const registered = await outcomeOf(api.POST("/api/auth/register", { body: account }));
+  return registered.ok ? signIn(account.email, account.password) : registered;
+}
+
 export function RegisterPage() {
   const { search } = useLocation();
   const next = safeNext(search.get("next"));
   const [form, setForm] = useState({ fullName: "", email: "", phoneNo: "", password: "" });
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const { runTask, busy, problem } = useAction();
   const set =
     (name: keyof typeof form) =>
     (event: { target: { value: string } }): void => {
       setForm((current) => ({ ...current, [name]: event.target.value }));
     };
 
-  const submit = async (event: SubmitEvent): Promise<void> => {
+  const submit = (event: SubmitEvent): void => {
     event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
     const body = {
       ...form,
       fullName: form.fullName.trim(),
       email: form.email.trim(),
       phoneNo: form.phoneNo.trim(),
     };
-    const registered = await outcomeOf(api.POST("/api/auth/register", { body }));
-    const signedIn = registered.ok ? await signIn(body.email, body.password) : registered;
-    setBusy(false);
-    if (!signedIn.ok) {
-      setProblem(
-        signedIn.problem.code === "ALREADY_EXISTS"
-          ? { ...signedIn.problem, title: "An account with this email already exists." }
-          : signedIn.problem,
-      );
-      return;
-    }
-    navigate(next ?? "/", { replace: true });
+    void runTask(() => register(body), {
+      reword: (refused) =>
+        refused.code === "ALREADY_EXISTS"
+          ? { ...refused, title: "An account with this email already exists." }
+          : refused,
+      done: () => {
+        navigate(next ?? "/", { replace: true });
+      },
+    });
   };
 
   return (
     <Page title="Create an account">
-      <form className="stacked card narrow" onSubmit={(event) => void submit(event)}>
+      <form className="stacked card narrow" onSubmit={submit}>
         {problem === undefined ? null : <ProblemNotice problem={problem} />}
         <Field
           label="Full name"

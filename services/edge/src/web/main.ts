@@ -4,7 +4,15 @@
  * (public-site.ts), as a process of its own for Envoy to route those paths to, in the
  * multi-process topology and in Kubernetes.
  */
+import { readPaymentGatewayUrl } from "@commerce/runtime/money";
 import { runWebProcess } from "@commerce/runtime/server";
 import { createPublicSite, readPublicSiteFiles } from "../public-site.js";
 
-runWebProcess({ name: "web", readPages: () => createPublicSite(readPublicSiteFiles()) }, process.env);
+runWebProcess(
+  {
+    name: "web",
+    readSettings: (env) => ({ paymentGatewayUrl: readPaymentGatewayUrl(env) }),
+    readPages: (settings) => createPublicSite(readPublicSiteFiles(settings)),
+  },
+  process.env,
+);

@@ -32,6 +32,14 @@ export interface HttpGatewayOptions {
   readonly retryPauseMs?: number;
 }
 
+/**
+ * The gateway's hosted checkout page, under its base URL as at Razorpay: the customer's browser
+ * posts a form there to pay a gateway order (ADR 0090).
+ */
+export function hostedCheckoutUrl(baseUrl: string): string {
+  return new URL("/v1/checkout/embedded", baseUrl).toString();
+}
+
 /** The header that makes a retried create safe. */
 export const idempotencyKeyHeader = "Idempotency-Key";
 

@@ -3,12 +3,14 @@
  * serves `POST /v1/orders` (basic auth, `Idempotency-Key`: a repeated key gets the order it
  * made before), and answers each request as the test scripted: normally, slowly (after making
  * the order, as a gateway whose answer is late), when the test says so (after making the order),
- * with an error status, or with garbage.
+ * with an error status, or with garbage. Its hosted checkout (fake-hosted-checkout.ts) serves the
+ * customer's side of a payment.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { randomGatewayId } from "../gateway/gateway-ids.js";
+import { createFakeHostedCheckout, type FakeHostedCheckout } from "./fake-hosted-checkout.js";
 
 export type FakeAnswer =
   | { readonly kind: "ok" }
@@ -27,7 +29,7 @@ export interface FakeGatewayRequest {
   readonly body: string;
 }
 
-export interface FakeGateway {
+export interface FakeGateway extends Pick<FakeHostedCheckout, "deliverCallbacksTo" | "callbacks"> {
   readonly url: string;
   /** Every request received, in order. */
   readonly requests: readonly FakeGatewayRequest[];
@@ -49,11 +51,16 @@ export async function startFakeGateway(credentials: {
   const requests: FakeGatewayRequest[] = [];
   const orders = new Map<string, { id: string; amount: number; currency: string }>();
   const answers: FakeAnswer[] = [];
+  const checkout = createFakeHostedCheckout({
+    ...credentials,
+    orderOf: (id) => [...orders.values()].find((order) => order.id === id),
+  });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
+    if (await checkout.serve(req, res, body)) return;
     const idempotencyKey = String(req.headers["idempotency-key"] ?? "");
     requests.push({ authorization: req.headers.authorization ?? "", idempotencyKey, body });
     const answer = answers.shift() ?? { kind: "ok" };
@@ -103,6 +110,8 @@ export async function startFakeGateway(credentials: {
     requests,
     orders,
     script: (...next) => answers.push(...next),
+    deliverCallbacksTo: (target) => checkout.deliverCallbacksTo(target),
+    callbacks: checkout.callbacks,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -16,6 +16,7 @@ import type { EventLogger } from "./event-logger.js";
 import { eventTopics } from "./event-topics.js";
 import { createKafkaBus, type KafkaBusOptions } from "./kafka-bus.js";
 import { PermanentEventError } from "./permanent-event-error.js";
+import { retry } from "../resilience/retry.js";
 import { rejectionOf } from "../testing/rejection.js";
 
 /**
@@ -148,7 +149,13 @@ describe("createKafkaBus", function () {
     await admin.connect();
     let total: number;
     try {
-      const offsets = await admin.fetchTopicOffsets(topic);
+      // A topic made a moment ago may not have its leader known to every broker yet: KafkaJS
+      // says so with a retriable error (NOT_LEADER_FOR_PARTITION), as its own clients retry.
+      const offsets = await retry(() => admin.fetchTopicOffsets(topic), {
+        maxAttempts: 10,
+        backoff: { initialMs: 100, maxMs: 1_000, jitter: "full" },
+        retryable: (error) => (error as { retriable?: unknown }).retriable === true,
+      });
       total = offsets.reduce((sum, { high, low }) => sum + Number(high) - Number(low), 0);
     } finally {
       await admin.disconnect();
