@@ -49,7 +49,13 @@
  * BENCH_ONLY=envoy-cost runs part 11 alone (about two minutes): Envoy's own CPU per catalog read
  * and per order in front of the fixed upstream, the chart's configuration at
  * BENCH_ENVOY_BASELINE (a git revision, default HEAD) beside the working tree's, in
- * BENCH_ENVOY_ROUNDS alternating rounds (default 3; envoy-cost.ts). Part 8's sizes:
+ * BENCH_ENVOY_ROUNDS alternating rounds (default 3; envoy-cost.ts).
+ * BENCH_ONLY=idle runs part 12 alone (about four minutes, more the first time a baseline is
+ * built): the CPU of every process of the topology on FerretDB, Kafka and ClickHouse at rest,
+ * as seeded and with BENCH_IDLE_DOCUMENTS more documents per growing collection (default
+ * 5,000), over BENCH_IDLE_SECONDS (default 20), for BENCH_IDLE_BASELINE (a git revision,
+ * default main) beside the working tree; BENCH_IDLE_PROFILES=<dir> adds CPU profiles
+ * (idle-bench.ts). Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
  * BENCH_ANALYTICS_SAMPLES freshness samples per mode (default 100), and
@@ -69,6 +75,7 @@ import { benchContextPropagation } from "./context-propagation-bench.js";
 import { benchEnvoy } from "./envoy-bench.js";
 import { benchEnvoyCost } from "./envoy-cost.js";
 import { benchEventLatency, benchRelay } from "./event-bench.js";
+import { benchIdle } from "./idle-bench.js";
 import { formatResult, measure, processCpu, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
 import { benchLoginFlood } from "./login-flood-bench.js";
@@ -102,6 +109,7 @@ const parts = [
   "tracing",
   "context-propagation",
   "envoy-cost",
+  "idle",
 ];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
@@ -373,6 +381,19 @@ try {
         connections,
         seconds,
         rounds: Number(process.env["BENCH_ENVOY_ROUNDS"] ?? 3),
+      })),
+    );
+  }
+  if (only === "idle" || only === undefined) {
+    lines.push("", "The topology at rest, before and after (idle-bench.ts)");
+    lines.push(
+      ...(await benchIdle({
+        scratch,
+        baseline: process.env["BENCH_IDLE_BASELINE"] ?? "main",
+        seconds: Number(process.env["BENCH_IDLE_SECONDS"] ?? 20),
+        documents: Number(process.env["BENCH_IDLE_DOCUMENTS"] ?? 5_000),
+        admin,
+        profileDir: process.env["BENCH_IDLE_PROFILES"],
       })),
     );
   }
