@@ -55,7 +55,14 @@
  * as seeded and with BENCH_IDLE_DOCUMENTS more documents per growing collection (default
  * 5,000), over BENCH_IDLE_SECONDS (default 20), for BENCH_IDLE_BASELINE (a git revision,
  * default main) beside the working tree; BENCH_IDLE_PROFILES=<dir> adds CPU profiles
- * (idle-bench.ts). Part 8's sizes:
+ * (idle-bench.ts).
+ * BENCH_ONLY=request-cost runs part 13 alone (about two minutes, more the first time a baseline
+ * is built): the CPU per catalog read of Envoy and of the Product process, through Envoy to the
+ * compiled service, for BENCH_REQUEST_BASELINE (a git revision, default 1caa5f3, the main the
+ * request-cost targets were measured on) beside the working tree, in BENCH_REQUEST_ROUNDS
+ * interleaved rounds (default 8) of BENCH_REQUEST_SLICE seconds (default 2);
+ * BENCH_REQUEST_PROFILES=<dir> adds CPU profiles of the Product process (request-cost-bench.ts).
+ * Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
  * BENCH_ANALYTICS_SAMPLES freshness samples per mode (default 100), and
@@ -81,6 +88,7 @@ import { untilQuiet } from "./quiescence.js";
 import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
 import { benchPayments } from "./payment-bench.js";
+import { benchRequestCost } from "./request-cost-bench.js";
 import { benchServicePort } from "./service-port-bench.js";
 import { benchTracing } from "./tracing-bench.js";
 
@@ -110,6 +118,7 @@ const parts = [
   "context-propagation",
   "envoy-cost",
   "idle",
+  "request-cost",
 ];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
@@ -394,6 +403,19 @@ try {
         documents: Number(process.env["BENCH_IDLE_DOCUMENTS"] ?? 5_000),
         admin,
         profileDir: process.env["BENCH_IDLE_PROFILES"],
+      })),
+    );
+  }
+  if (only === "request-cost" || only === undefined) {
+    lines.push("", "The cost of a request, before and after (request-cost-bench.ts)");
+    lines.push(
+      ...(await benchRequestCost({
+        scratch,
+        baseline: process.env["BENCH_REQUEST_BASELINE"] ?? "1caa5f3",
+        connections,
+        seconds: Number(process.env["BENCH_REQUEST_SLICE"] ?? 2),
+        rounds: Number(process.env["BENCH_REQUEST_ROUNDS"] ?? 8),
+        profileDir: process.env["BENCH_REQUEST_PROFILES"],
       })),
     );
   }
