@@ -38,7 +38,6 @@ import {
   errorToJsonBytes,
   parseContentType as parseConnectContentType,
   parseTimeout as parseConnectTimeout,
-  trailerMux,
 } from "@connectrpc/connect/protocol-connect";
 import {
   contentTypeJson as grpcContentTypeJson,
@@ -55,6 +54,7 @@ import type { Http2ServerResponse } from "node:http2";
 import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { ResponseMetadata, UnaryHandlerContext } from "../transport/unary-handler-context.js";
 import type { DualRequest, DualRequestHandler, DualResponse } from "./dual-protocol-server.js";
+import { createNodeRequestHeaders } from "./node-request-headers.js";
 
 export interface UnaryRpcHandlerOptions {
   readonly routes: (registrar: ServiceRegistrar) => void;
@@ -70,9 +70,24 @@ type UnaryImpl = (request: unknown, context: HandlerContext) => unknown;
 
 interface UnaryMethod {
   readonly method: DescMethod;
-  readonly impl: UnaryImpl;
   readonly serialization: MethodSerializationLookup<DescMessage, DescMessage>;
+  /** The interceptors around the implementation, composed once when the method is registered. */
+  readonly next: (request: ServedRequest) => Promise<UnaryResponse>;
 }
+
+/** What the implementation's context needs of the call beyond the request the interceptors pass on. */
+interface CallState {
+  readonly protocolName: Protocol["name"];
+  readonly metadata: ResponseMetadata;
+  readonly deadline: number | undefined;
+}
+
+/**
+ * Where the call's own state rides on its request: a symbol-keyed property, which interceptors
+ * that pass a changed copy on (`{ ...req, signal }`) carry with them.
+ */
+const callState = Symbol("call state");
+type ServedRequest = UnaryRequest & { readonly [callState]: CallState };
 
 /** What differs between the two protocols this path speaks. */
 interface Protocol {
@@ -137,10 +152,26 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
       for (const method of service.methods) {
         const impl = implementation[method.localName];
         if (method.methodKind !== "unary" || typeof impl !== "function") continue;
+        const bound = impl.bind(implementation) as UnaryImpl;
+        const call = async (r: UnaryRequest): Promise<UnaryResponse> => {
+          const { protocolName, metadata, deadline } = (r as ServedRequest)[callState];
+          const context = new UnaryHandlerContext(r, protocolName, metadata, deadline);
+          return {
+            stream: false,
+            service: method.parent,
+            method,
+            header: metadata.header,
+            trailer: metadata.trailer,
+            message: toMessage(method.output, await bound(r.message, context)),
+          } as UnaryResponse;
+        };
         methods.set(`/${service.typeName}/${method.name}`, {
           method,
-          impl: impl.bind(implementation) as UnaryImpl,
           serialization: createMethodSerializationLookup(method, undefined, limits.jsonOptions, limits),
+          next: interceptors.reduceRight<(r: UnaryRequest) => Promise<UnaryResponse>>(
+            (inner, interceptor) => interceptor(inner as never) as never,
+            call,
+          ),
         });
       }
     },
@@ -148,7 +179,7 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
 
   async function serve(target: UnaryMethod, protocol: Protocol, req: DualRequest, res: DualResponse) {
     const { method } = target;
-    const header = toWebHeaders(req.headers);
+    const header = createNodeRequestHeaders(req.headers);
     const controller = new AbortController();
     // Each store and peer call of the handler listens while it runs; a read of 100 products
     // listens 100 times at once, which is no leak.
@@ -192,22 +223,7 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
             ? await compression.request.decompress(body, limits.readMaxBytes)
             : body;
       const input = target.serialization.getI(protocol.binary).parse(payload);
-      const call = async (r: UnaryRequest): Promise<UnaryResponse> => {
-        const context = new UnaryHandlerContext(r, protocol.name, metadata, deadline);
-        return {
-          stream: false,
-          service: method.parent,
-          method,
-          header: metadata.header,
-          trailer: metadata.trailer,
-          message: toMessage(method.output, await target.impl(r.message, context)),
-        } as UnaryResponse;
-      };
-      const next = interceptors.reduceRight<(r: UnaryRequest) => Promise<UnaryResponse>>(
-        (inner, interceptor) => interceptor(inner as never) as never,
-        call,
-      );
-      const response = await next({
+      const response = await target.next({
         stream: false,
         service: method.parent,
         method,
@@ -217,7 +233,8 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
         header,
         contextValues: createContextValues(),
         message: input,
-      } as UnaryRequest);
+        [callState]: { protocolName: protocol.name, metadata, deadline },
+      } as ServedRequest);
       copyInto(response.header, metadata);
       copyInto(response.trailer, metadata, "trailer");
       output = target.serialization.getO(protocol.binary).serialize(response.message);
@@ -268,26 +285,36 @@ async function sendConnect(
   error: ConnectError | undefined,
   limits: { compressMinBytes: number; jsonOptions?: Parameters<typeof errorToJsonBytes>[1] },
 ): Promise<void> {
-  const header = metadata.header;
   let status = 200;
   let body: Uint8Array;
+  let wire: OutgoingHttpHeaders;
   if (error === undefined && output !== undefined) {
-    header.set("content-type", protocol.binary ? contentTypeUnaryProto : contentTypeUnaryJson);
+    // Node's header object straight away: most calls set no header of their own, and a web
+    // `Headers` to fill and read back cost more than the rest of the answer.
+    wire = nodeHeadersOf(metadata.headerIfSet);
+    wire["content-type"] = protocol.binary ? contentTypeUnaryProto : contentTypeUnaryJson;
     body = output;
   } else {
     const failure = error ?? new ConnectError("internal error", Code.Internal);
+    const header = metadata.header;
     status = codeToHttpStatus(failure.code);
     header.set("content-type", contentTypeUnaryJson);
     failure.metadata.forEach((value, key) => header.set(key, value));
+    wire = toNodeHeaders(header);
     body = errorToJsonBytes(failure, limits.jsonOptions ?? {});
   }
   if (compression !== null && body.byteLength >= limits.compressMinBytes) {
     body = await compression.compress(body);
-    header.set("content-encoding", compression.name);
+    wire["content-encoding"] = compression.name;
   }
-  const wire = metadata.trailerIfSet === undefined ? header : trailerMux(header, metadata.trailerIfSet);
-  wire.set("content-length", String(body.byteLength));
-  res.writeHead(status, toNodeHeaders(wire));
+  // Trailers travel as `trailer-` headers in unary Connect (appended, as `trailerMux` does).
+  metadata.trailerIfSet?.forEach((value, key) => {
+    const name = `trailer-${key}`;
+    const present = wire[name];
+    wire[name] = present === undefined ? value : `${String(present)}, ${value}`;
+  });
+  wire["content-length"] = String(body.byteLength);
+  res.writeHead(status, wire);
   res.end(body);
 }
 
@@ -300,10 +327,11 @@ async function sendGrpc(
   error: ConnectError | undefined,
   compressMinBytes: number,
 ): Promise<void> {
-  const header = metadata.header;
-  header.set("content-type", protocol.binary ? grpcContentTypeProto : grpcContentTypeJson);
-  const trailer = metadata.trailer;
+  const contentType = protocol.binary ? grpcContentTypeProto : grpcContentTypeJson;
   if (error !== undefined || output === undefined) {
+    const header = metadata.header;
+    header.set("content-type", contentType);
+    const trailer = metadata.trailer;
     // An error is a Trailers-Only response (gRPC over HTTP/2): status and metadata in the one
     // HEADERS frame. Envoy's transcoder then hands the metadata (Retry-After) to REST clients;
     // from trailers after headers it takes only the status.
@@ -316,19 +344,23 @@ async function sendGrpc(
     );
     return;
   }
+  // Node's header objects straight away, as in sendConnect.
+  const header = nodeHeadersOf(metadata.headerIfSet);
+  header["content-type"] = contentType;
   let flags = 0;
   let data = output;
   if (compression !== null) {
-    header.set("grpc-encoding", compression.name);
+    header["grpc-encoding"] = compression.name;
     if (data.byteLength >= compressMinBytes) {
       data = await compression.compress(data);
       flags = 1;
     }
   }
-  trailer.set("grpc-status", grpcStatusOk);
-  res.writeHead(200, toNodeHeaders(header));
+  const trailer = nodeHeadersOf(metadata.trailerIfSet);
+  trailer["grpc-status"] = grpcStatusOk;
+  res.writeHead(200, header);
   // Both HTTP/2 response kinds in Node's types; only the HTTP/2 one reaches here.
-  (res as { addTrailers(headers: OutgoingHttpHeaders): void }).addTrailers(toNodeHeaders(trailer));
+  (res as { addTrailers(headers: OutgoingHttpHeaders): void }).addTrailers(trailer);
   res.end(envelope(flags, data));
 }
 
@@ -412,18 +444,6 @@ function authorityOf(req: DualRequest): string {
   return typeof authority === "string" ? authority : "localhost";
 }
 
-/** Node's request headers as web Headers, without HTTP/2 pseudo-headers (as Connect does). */
-function toWebHeaders(headers: DualRequest["headers"]): Headers {
-  const out = new Headers();
-  for (const key in headers) {
-    if (key.charCodeAt(0) === 58 /* ":" */) continue;
-    const value = headers[key];
-    if (typeof value === "string") out.append(key, value);
-    else if (Array.isArray(value)) for (const item of value) out.append(key, item);
-  }
-  return out;
-}
-
 function toNodeHeaders(headers: Headers): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   headers.forEach((value, key) => {
@@ -431,6 +451,10 @@ function toNodeHeaders(headers: Headers): OutgoingHttpHeaders {
   });
   return out;
 }
+
+/** The headers a handler or interceptor set, as Node's object; an empty one when none were. */
+const nodeHeadersOf = (headers: Headers | undefined): OutgoingHttpHeaders =>
+  headers === undefined ? {} : toNodeHeaders(headers);
 
 /** Headers an interceptor returned in place of the handler's, as Connect copies them. */
 function copyInto(from: Headers, metadata: ResponseMetadata, which: "header" | "trailer" = "header"): void {
