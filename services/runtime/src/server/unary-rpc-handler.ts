@@ -50,11 +50,12 @@ import {
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { getEventListeners, setMaxListeners } from "node:events";
 import type { OutgoingHttpHeaders } from "node:http";
-import type { Http2ServerResponse } from "node:http2";
+import { createDeadlineSweeper, type Deadline } from "../transport/deadline-sweeper.js";
 import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { ResponseMetadata, UnaryHandlerContext } from "../transport/unary-handler-context.js";
-import type { DualRequest, DualRequestHandler, DualResponse } from "./dual-protocol-server.js";
+import type { DualRequest, DualRequestHandler, Http2StreamTaker } from "./dual-protocol-server.js";
 import { createNodeRequestHeaders } from "./node-request-headers.js";
+import { CompatExchange, StreamExchange, tooLarge, type UnaryExchange } from "./unary-exchange.js";
 
 export interface UnaryRpcHandlerOptions {
   readonly routes: (registrar: ServiceRegistrar) => void;
@@ -102,9 +103,8 @@ interface Protocol {
   ): { timeoutMs?: number | undefined; error?: ConnectError | undefined };
 }
 
-/** The longest delay `setTimeout` keeps; a deadline further away never fires in practice. */
-const maxTimerMs = 2 ** 31 - 1;
 const completed = new ConnectError("the call has completed", Code.Canceled);
+const timedOut = new ConnectError("the operation timed out", Code.DeadlineExceeded);
 const clientGone = new ConnectError("the client closed the request", Code.Canceled);
 const shuttingDown = new ConnectError("the service is shutting down", Code.Unavailable);
 
@@ -141,7 +141,15 @@ const connectJson: Protocol = { ...connectCommon, binary: false };
 const grpcBinary: Protocol = { ...grpcCommon, binary: true };
 const grpcJson: Protocol = { ...grpcCommon, binary: false };
 
-export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequestHandler {
+/** The short path's two ways in: Node's compatibility API, and HTTP/2 streams themselves. */
+export interface UnaryRpcHandler {
+  /** Serves any request: a unary call this path takes, anything else through `fallback`. */
+  readonly handler: DualRequestHandler;
+  /** Takes an HTTP/2 stream that carries a unary gRPC call, or returns false. */
+  readonly takeStream: Http2StreamTaker;
+}
+
+export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): UnaryRpcHandler {
   // Connect's defaults for everything the adapter is not told, so both paths agree.
   const limits = validateUniversalHandlerOptions({ readMaxBytes: options.readMaxBytes });
   const acceptCompression: Compression[] = [compressionGzip, compressionBrotli];
@@ -177,32 +185,39 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
     },
   });
 
-  async function serve(target: UnaryMethod, protocol: Protocol, req: DualRequest, res: DualResponse) {
+  // Calls in flight, told when the server shuts down; their deadlines, on one sweeping timer.
+  const inFlight = new Set<AbortController>();
+  const deadlines = createDeadlineSweeper();
+  const shutdown = options.shutdownSignal;
+  shutdown?.addEventListener(
+    "abort",
+    () => {
+      for (const controller of inFlight) controller.abort(shuttingDown);
+    },
+    { once: true },
+  );
+
+  async function serve(target: UnaryMethod, protocol: Protocol, exchange: UnaryExchange) {
     const { method } = target;
-    const header = createNodeRequestHeaders(req.headers);
+    const header = createNodeRequestHeaders(exchange.headers);
     const controller = new AbortController();
     // Each store and peer call of the handler listens while it runs; a read of 100 products
     // listens 100 times at once, which is no leak.
     setMaxListeners(0, controller.signal);
     const timeout = protocol.parseTimeout(header.get(protocol.timeoutHeader), limits.maxTimeoutMs);
-    let timer: NodeJS.Timeout | undefined;
-    if (timeout.timeoutMs !== undefined && timeout.timeoutMs <= maxTimerMs) {
-      timer = setTimeout(
-        () => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)),
-        timeout.timeoutMs,
-      );
-    }
-    const deadline = timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
-    // A client that goes away closes the response before we answered. Not `writableFinished`:
+    const expiry =
+      timeout.timeoutMs === undefined
+        ? undefined
+        : new CallExpiry(controller, Date.now() + timeout.timeoutMs);
+    if (expiry !== undefined) deadlines.arm(expiry);
+    // A client that goes away closes the exchange before we answered. Not `writableFinished`:
     // on HTTP/2 a stream reset by the client also "finishes" the response.
     let answering = false;
-    res.once("close", () => {
+    exchange.onClose(() => {
       if (!answering) controller.abort(clientGone);
     });
-    const shutdown = options.shutdownSignal;
-    const onShutdown = (): void => controller.abort(shuttingDown);
-    if (shutdown?.aborted === true) onShutdown();
-    else shutdown?.addEventListener("abort", onShutdown, { once: true });
+    inFlight.add(controller);
+    if (shutdown?.aborted === true) controller.abort(shuttingDown);
     const compression = compressionNegotiate(
       acceptCompression,
       header.get(protocol.encodingHeader),
@@ -215,7 +230,7 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
     try {
       if (compression.error) throw compression.error;
       if (timeout.error) throw timeout.error;
-      const body = await readBody(req, limits.readMaxBytes);
+      const body = await exchange.readBody(limits.readMaxBytes);
       const payload =
         protocol.name === "grpc"
           ? await unwrapEnvelope(body, compression.request, limits.readMaxBytes)
@@ -228,12 +243,12 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
         service: method.parent,
         method,
         requestMethod: "POST",
-        url: `http://${authorityOf(req)}${req.url ?? ""}`,
+        url: `http://${exchange.authority}${exchange.url}`,
         signal: controller.signal,
         header,
         contextValues: createContextValues(),
         message: input,
-        [callState]: { protocolName: protocol.name, metadata, deadline },
+        [callState]: { protocolName: protocol.name, metadata, deadline: expiry?.at },
       } as ServedRequest);
       copyInto(response.header, metadata);
       copyInto(response.trailer, metadata, "trailer");
@@ -244,8 +259,8 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
           ? cause
           : new ConnectError("internal error", Code.Internal, undefined, undefined, cause);
     } finally {
-      clearTimeout(timer);
-      shutdown?.removeEventListener("abort", onShutdown);
+      if (expiry !== undefined) deadlines.disarm(expiry);
+      inFlight.delete(controller);
       // Connect's contract: the signal also fires when the call completes, releasing whatever
       // still listens. Only when something does: dispatching costs an Event per call. A shared
       // reason: a fresh error per call would build a stack trace each time.
@@ -253,31 +268,75 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
     }
     answering = true;
     if (protocol.name === "grpc") {
-      await sendGrpc(res, protocol, compression.response, metadata, output, error, limits.compressMinBytes);
+      await sendGrpc(
+        exchange,
+        protocol,
+        compression.response,
+        metadata,
+        output,
+        error,
+        limits.compressMinBytes,
+      );
     } else {
-      await sendConnect(res, protocol, compression.response, metadata, output, error, limits);
+      await sendConnect(exchange, protocol, compression.response, metadata, output, error, limits);
     }
   }
 
-  return (req, res) => {
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
-    const path = query < 0 ? url : url.slice(0, query);
-    const target = methods.get(path);
-    const protocol = target === undefined ? undefined : protocolFor(req);
-    if (target === undefined || protocol === undefined) {
-      options.fallback(req, res);
-      return;
-    }
-    serve(target, protocol, req, res).catch(() => {
+  const start = (target: UnaryMethod, protocol: Protocol, exchange: UnaryExchange): void => {
+    serve(target, protocol, exchange).catch(() => {
       // Only writing can fail here (the client went away): nothing is left to answer.
-      if (!res.writableEnded) res.destroy();
+      exchange.destroy();
     });
+  };
+
+  return {
+    handler(req, res) {
+      const target = methods.get(pathOf(req.url ?? ""));
+      const protocol = target === undefined ? undefined : protocolFor(req);
+      if (target === undefined || protocol === undefined) {
+        options.fallback(req, res);
+        return;
+      }
+      start(target, protocol, new CompatExchange(req, res));
+    },
+    takeStream(stream, headers) {
+      // Only what this path serves of HTTP/2 itself: unary gRPC, with no expectation to answer.
+      const contentType = headers["content-type"];
+      if (
+        headers[":method"] !== "POST" ||
+        headers.expect !== undefined ||
+        contentType?.startsWith("application/grpc") !== true ||
+        contentType.startsWith("application/grpc-web")
+      )
+        return false;
+      const target = methods.get(pathOf(headers[":path"] ?? ""));
+      const type = target === undefined ? undefined : parseGrpcContentType(contentType);
+      if (target === undefined || type === undefined) return false;
+      start(target, type.binary ? grpcBinary : grpcJson, new StreamExchange(stream, headers));
+      return true;
+    },
   };
 }
 
+/** A request URL's path, without the query. */
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** A call's deadline: its signal aborts once it passes (deadline-sweeper.ts). */
+class CallExpiry implements Deadline {
+  constructor(
+    private readonly controller: AbortController,
+    readonly at: number,
+  ) {}
+  expire(): void {
+    this.controller.abort(timedOut);
+  }
+}
+
 async function sendConnect(
-  res: DualResponse,
+  exchange: UnaryExchange,
   protocol: Protocol,
   compression: Compression | null,
   metadata: ResponseMetadata,
@@ -314,12 +373,11 @@ async function sendConnect(
     wire[name] = present === undefined ? value : `${String(present)}, ${value}`;
   });
   wire["content-length"] = String(body.byteLength);
-  res.writeHead(status, wire);
-  res.end(body);
+  exchange.respond(status, wire, body);
 }
 
 async function sendGrpc(
-  res: DualResponse,
+  exchange: UnaryExchange,
   protocol: Protocol,
   compression: Compression | null,
   metadata: ResponseMetadata,
@@ -337,11 +395,7 @@ async function sendGrpc(
     // from trailers after headers it takes only the status.
     setTrailerStatus(trailer, error ?? new ConnectError("internal error", Code.Internal));
     trailer.forEach((value, key) => header.set(key, value));
-    // Only the HTTP/2 response kind reaches here; its stream can end with its headers.
-    (res as Http2ServerResponse).stream.respond(
-      { ":status": 200, ...toNodeHeaders(header) },
-      { endStream: true },
-    );
+    exchange.respondHeadersOnly(toNodeHeaders(header));
     return;
   }
   // Node's header objects straight away, as in sendConnect.
@@ -358,45 +412,7 @@ async function sendGrpc(
   }
   const trailer = nodeHeadersOf(metadata.trailerIfSet);
   trailer["grpc-status"] = grpcStatusOk;
-  res.writeHead(200, header);
-  // Both HTTP/2 response kinds in Node's types; only the HTTP/2 one reaches here.
-  (res as { addTrailers(headers: OutgoingHttpHeaders): void }).addTrailers(trailer);
-  res.end(envelope(flags, data));
-}
-
-/** The request body, refused as soon as it passes `limit` (Connect's code and message). */
-function readBody(req: DualRequest, limit: number): Promise<Uint8Array> {
-  const declared = Number(req.headers["content-length"]);
-  if (declared > limit) return Promise.reject(tooLarge(limit, declared));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.byteLength;
-      if (size > limit) {
-        req.off("data", onData);
-        req.off("end", onEnd);
-        // Drain the rest so that an HTTP/1.1 connection stays usable.
-        req.resume();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => resolve(Buffer.concat(chunks, size));
-    req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", reject);
-  });
-}
-
-function tooLarge(limit: number, size?: number): ConnectError {
-  return new ConnectError(
-    size === undefined
-      ? `message size is larger than configured readMaxBytes ${limit}`
-      : `message size ${size} is larger than configured readMaxBytes ${limit}`,
-    Code.ResourceExhausted,
-  );
+  exchange.respond(200, header, envelope(flags, data), trailer);
 }
 
 /** The one message of a unary gRPC request, out of its 5-byte envelope. */
@@ -437,11 +453,6 @@ function envelope(flags: number, data: Uint8Array): Uint8Array {
   out.writeUInt32BE(data.byteLength, 1);
   out.set(data, 5);
   return out;
-}
-
-function authorityOf(req: DualRequest): string {
-  const authority = req.headers[":authority"] ?? req.headers.host;
-  return typeof authority === "string" ? authority : "localhost";
 }
 
 function toNodeHeaders(headers: Headers): OutgoingHttpHeaders {
