@@ -43,7 +43,8 @@
  * part 7, in the embedded and kafka passes of BENCH_MODES, about two and a half; part 8 about
  * seven and a half, two of them seeding a million orders twice; part 9 about fifteen,
  * BENCH_TRACING_ROUNDS interleaved rounds (default 16) of a BENCH_TRACING_SLICE-second slice
- * (default 2) of every setting in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default;
+ * (default 2) of every setting in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default,
+ * for the working tree, and beside it for BENCH_TRACING_BASELINE (a git revision) when set;
  * part 10 one and a half, two with a reference Node, BENCH_CONTEXT_ROUNDS rounds, default 7);
  * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1).
  * BENCH_ONLY=envoy-cost runs part 11 alone (about two minutes): Envoy's own CPU per catalog read
@@ -272,6 +273,7 @@ async function tracingLines(): Promise<string[]> {
     seconds: Number(process.env["BENCH_TRACING_SLICE"] ?? 2),
     rounds: Number(process.env["BENCH_TRACING_ROUNDS"] ?? 16),
     topologies: (process.env["BENCH_TRACING_TOPOLOGIES"] ?? "embedded,envoy").split(","),
+    baseline: process.env["BENCH_TRACING_BASELINE"],
     admin,
     platformEnv: (name) => platformEnv(scratch, name),
   });
