@@ -54,7 +54,7 @@ import { createDeadlineSweeper, type Deadline } from "../transport/deadline-swee
 import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { ResponseMetadata, UnaryHandlerContext } from "../transport/unary-handler-context.js";
 import type { DualRequest, DualRequestHandler, Http2StreamTaker } from "./dual-protocol-server.js";
-import { createNodeRequestHeaders } from "./node-request-headers.js";
+import { createLazyHeaders } from "../transport/lazy-headers.js";
 import { CompatExchange, StreamExchange, tooLarge, type UnaryExchange } from "./unary-exchange.js";
 
 export interface UnaryRpcHandlerOptions {
@@ -199,7 +199,7 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): UnaryRpc
 
   async function serve(target: UnaryMethod, protocol: Protocol, exchange: UnaryExchange) {
     const { method } = target;
-    const header = createNodeRequestHeaders(exchange.headers);
+    const header = createLazyHeaders(exchange.headers);
     const controller = new AbortController();
     // Each store and peer call of the handler listens while it runs; a read of 100 products
     // listens 100 times at once, which is no leak.

@@ -22,25 +22,30 @@ const HeadersWithMethods = Headers as unknown as new () => HeadersMethods;
 /** A header name as the Fetch standard accepts it (an HTTP token). */
 const tokenPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** A request's headers as web `Headers` that read Node's object until something changes them. */
-export function createNodeRequestHeaders(source: IncomingHttpHeaders): Headers {
+/**
+ * A call's request headers as web `Headers` that read `source` until something changes or
+ * iterates them: Node's parsed headers (the service port), or an in-process caller's record
+ * (`headersOfRecord`).
+ */
+export function createLazyHeaders(source: IncomingHttpHeaders): Headers {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- it extends Headers, which only Node's types (members as properties) hide
-  return new NodeRequestHeaders(source);
+  return new LazyHeaders(source);
 }
 
 /**
- * A request's headers as web `Headers`, read from the object Node parsed them into, without
- * copying them first: a unary call reads three to six headers (credentials, identity, trace
- * context, deadline) of the fifteen Envoy sends, and filling a `Headers` with all of them was
- * the largest single cost of the service port's own code per call (ADR 0094). A real `Headers`
- * (a subclass): `get` and `has` read Node's object; anything else (iterating, changing) first
- * copies every header in, as the eager copy did, and from then on it is a plain `Headers`.
+ * A call's headers as web `Headers`, read from the object they came in, without copying them
+ * first: a unary call reads three to six headers (credentials, identity, trace context,
+ * deadline) of the fifteen Envoy sends, and filling a `Headers` with all of them was the largest
+ * single cost of the service port's own code per call (ADR 0094). A real `Headers` (a
+ * subclass): `get` and `has` read the object; anything else (iterating, changing) first copies
+ * every header in, as the eager copy did, and from then on it is a plain `Headers`.
  *
  * The same values as the eager copy: pseudo-headers (`:path`) left out, a repeated header
- * joined with ", " as `Headers` joins appended values. Node has already trimmed and checked
- * each value (the HTTP/1 parser and nghttp2 refuse what `Headers` would refuse).
+ * joined with ", " as `Headers` joins appended values. Values are taken as checked: Node has
+ * trimmed and checked what it parsed (the HTTP/1 parser and nghttp2 refuse what `Headers` would
+ * refuse), and an in-process caller forwards those or writes its own.
  */
-class NodeRequestHeaders extends HeadersWithMethods {
+class LazyHeaders extends HeadersWithMethods {
   #source: IncomingHttpHeaders | undefined;
 
   constructor(source: IncomingHttpHeaders) {
@@ -48,7 +53,7 @@ class NodeRequestHeaders extends HeadersWithMethods {
     this.#source = source;
   }
 
-  /** Every header copied in (once), and Node's object let go. */
+  /** Every header copied in (once), and the source let go. */
   #copied(): void {
     const source = this.#source;
     if (source === undefined) return;
@@ -124,4 +129,28 @@ class NodeRequestHeaders extends HeadersWithMethods {
     this.#copied();
     return super[Symbol.iterator]();
   }
+}
+
+/** A header name in the form Node gives it: a token, lower case. */
+const lowerTokenPattern = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+
+/**
+ * The headers an in-process caller passes (any `HeadersInit`) as `Headers`: a record whose names
+ * are all lower-case tokens with string values (what the local edge forwards, and leaves alone
+ * once sent) read lazily; anything else copied as `new Headers` copies it.
+ */
+export function headersOfRecord(init: unknown): Headers {
+  if (init !== null && typeof init === "object" && !(init instanceof Headers) && !Array.isArray(init)) {
+    const record = init as Record<string, unknown>;
+    let plain = true;
+    for (const key in record) {
+      if (typeof record[key] !== "string" || !lowerTokenPattern.test(key)) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) return createLazyHeaders(record as IncomingHttpHeaders);
+  }
+  // Typed HeadersInit, a DOM type this project's lib setting does not declare.
+  return new Headers(init as ConstructorParameters<typeof Headers>[0]);
 }

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { IncomingHttpHeaders } from "node:http";
-import { createNodeRequestHeaders } from "./node-request-headers.js";
+import { createLazyHeaders, headersOfRecord } from "./lazy-headers.js";
 
 /** What Node parsed from an HTTP/2 request: pseudo-headers, a repeated header, a cookie. */
 const parsed: IncomingHttpHeaders = {
@@ -23,9 +23,9 @@ function eager(source: IncomingHttpHeaders): Headers {
   return out;
 }
 
-describe("createNodeRequestHeaders", () => {
+describe("createLazyHeaders", () => {
   it("reads what the eager copy reads, in any case, without pseudo-headers", () => {
-    const headers = createNodeRequestHeaders(parsed);
+    const headers = createLazyHeaders(parsed);
     const copy = eager(parsed);
     for (const name of [
       "content-type",
@@ -43,13 +43,13 @@ describe("createNodeRequestHeaders", () => {
   });
 
   it("refuses an invalid name as Headers does, pseudo-headers included", () => {
-    const headers = createNodeRequestHeaders(parsed);
+    const headers = createLazyHeaders(parsed);
     expect(() => headers.get(":path")).to.throw(TypeError);
     expect(() => headers.has("bad name")).to.throw(TypeError);
   });
 
   it("is a Headers, and iterates the same entries as the eager copy", () => {
-    const headers = createNodeRequestHeaders(parsed);
+    const headers = createLazyHeaders(parsed);
     expect(headers).to.be.instanceOf(Headers);
     expect([...headers]).to.deep.equal([...eager(parsed)]);
     expect([...new Headers(headers)]).to.deep.equal([...eager(parsed)]);
@@ -64,7 +64,7 @@ describe("createNodeRequestHeaders", () => {
 
   it("answers from its copy once changed, and leaves Node's object as it was", () => {
     const source = { ...parsed };
-    const headers = createNodeRequestHeaders(source);
+    const headers = createLazyHeaders(source);
     headers.set("content-type", "application/json");
     headers.delete("x-commerce-edge-auth");
     headers.append("x-forwarded-for", "192.0.2.4");
@@ -72,5 +72,17 @@ describe("createNodeRequestHeaders", () => {
     expect(headers.has("x-commerce-edge-auth")).to.equal(false);
     expect(headers.get("x-forwarded-for")).to.equal("192.0.2.2, 192.0.2.3, 192.0.2.4");
     expect(source).to.deep.equal(parsed);
+  });
+
+  it("reads an in-process caller's record of lower-case names lazily, and copies any other init", () => {
+    const record = { "x-commerce-edge-auth": "secret", "x-user-role": "ADMIN" };
+    const lazy = headersOfRecord(record);
+    expect(lazy).to.be.instanceOf(Headers);
+    expect(lazy.get("X-User-Role")).to.equal("ADMIN");
+    expect([...lazy]).to.deep.equal([...new Headers(record)]);
+    for (const init of [{ "X-Mixed": "a" }, [["x-pair", "b"]], new Headers({ "x-given": "c" }), undefined]) {
+      expect([...headersOfRecord(init)]).to.deep.equal([...new Headers(init as never)]);
+    }
+    expect(() => headersOfRecord({ "X-Bad": "a\nb" })).to.throw(TypeError);
   });
 });
