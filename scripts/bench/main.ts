@@ -43,7 +43,8 @@
  * part 7, in the embedded and kafka passes of BENCH_MODES, about two and a half; part 8 about
  * seven and a half, two of them seeding a million orders twice; part 9 about fifteen,
  * BENCH_TRACING_ROUNDS interleaved rounds (default 16) of a BENCH_TRACING_SLICE-second slice
- * (default 2) of every setting in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default;
+ * (default 2) of every setting in BENCH_TRACING_TOPOLOGIES, embedded and envoy by default,
+ * for the working tree, and beside it for BENCH_TRACING_BASELINE (a git revision) when set;
  * part 10 one and a half, two with a reference Node, BENCH_CONTEXT_ROUNDS rounds, default 7);
  * BENCH_ENVOY_WORKERS sets Envoy's worker threads for part 5 (default 1).
  * BENCH_ONLY=envoy-cost runs part 11 alone (about two minutes): Envoy's own CPU per catalog read
@@ -51,7 +52,7 @@
  * BENCH_ENVOY_BASELINE (a git revision, default HEAD) beside the working tree's, in
  * BENCH_ENVOY_ROUNDS alternating rounds (default 3; envoy-cost.ts). BENCH_ONLY=start runs part
  * 12 alone (about two minutes): `npm start`'s catalog reads from tsx and from the compiled build,
- * beside a bare Node server, under wrk when installed, BENCH_START_ROUNDS interleaved rounds
+ * beside a bare Node server, under wrk, BENCH_START_ROUNDS interleaved rounds
  * (default 6) of BENCH_START_SLICE seconds (default 3) over BENCH_START_CONNECTIONS connections
  * (default 64), with CPU profiles of both platforms into BENCH_START_PROFILES when set
  * (start-bench.ts). BENCH_ONLY=idle runs part 13 alone (about 25 minutes, one more the first
@@ -59,7 +60,14 @@
  * topology on FerretDB, Kafka and ClickHouse at rest, as seeded and with BENCH_IDLE_DOCUMENTS
  * more documents per growing collection (default 5,000), over windows of BENCH_IDLE_SECONDS
  * (default 300), for BENCH_IDLE_BASELINE (a git revision, default main) beside the working
- * tree; BENCH_IDLE_PROFILES=<dir> adds CPU profiles (idle-bench.ts). Part 8's sizes:
+ * tree; BENCH_IDLE_PROFILES=<dir> adds CPU profiles (idle-bench.ts).
+ * BENCH_ONLY=request-cost runs part 14 alone (about two minutes, more the first time a baseline
+ * is built): the CPU per catalog read of Envoy and of the Product process, through Envoy to the
+ * compiled service, for BENCH_REQUEST_BASELINE (a git revision, default 1caa5f3, the main the
+ * request-cost targets were measured on) beside the working tree, in BENCH_REQUEST_ROUNDS
+ * interleaved rounds (default 8) of BENCH_REQUEST_SLICE seconds (default 2);
+ * BENCH_REQUEST_PROFILES=<dir> adds CPU profiles of the Product process (request-cost-bench.ts).
+ * Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
  * BENCH_ANALYTICS_SAMPLES freshness samples per mode (default 100), and
@@ -85,6 +93,7 @@ import { untilQuiet } from "./quiescence.js";
 import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
 import { benchPayments } from "./payment-bench.js";
+import { benchRequestCost } from "./request-cost-bench.js";
 import { benchServicePort } from "./service-port-bench.js";
 import { benchStart } from "./start-bench.js";
 import { benchTracing } from "./tracing-bench.js";
@@ -116,6 +125,7 @@ const parts = [
   "envoy-cost",
   "start",
   "idle",
+  "request-cost",
 ];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
@@ -269,6 +279,7 @@ async function tracingLines(): Promise<string[]> {
     seconds: Number(process.env["BENCH_TRACING_SLICE"] ?? 2),
     rounds: Number(process.env["BENCH_TRACING_ROUNDS"] ?? 16),
     topologies: (process.env["BENCH_TRACING_TOPOLOGIES"] ?? "embedded,envoy").split(","),
+    baseline: process.env["BENCH_TRACING_BASELINE"],
     admin,
     platformEnv: (name) => platformEnv(scratch, name),
   });
@@ -413,6 +424,19 @@ try {
         documents: Number(process.env["BENCH_IDLE_DOCUMENTS"] ?? 5_000),
         admin,
         profileDir: process.env["BENCH_IDLE_PROFILES"],
+      })),
+    );
+  }
+  if (only === "request-cost" || only === undefined) {
+    lines.push("", "The cost of a request, before and after (request-cost-bench.ts)");
+    lines.push(
+      ...(await benchRequestCost({
+        scratch,
+        baseline: process.env["BENCH_REQUEST_BASELINE"] ?? "1caa5f3",
+        connections,
+        seconds: Number(process.env["BENCH_REQUEST_SLICE"] ?? 2),
+        rounds: Number(process.env["BENCH_REQUEST_ROUNDS"] ?? 8),
+        profileDir: process.env["BENCH_REQUEST_PROFILES"],
       })),
     );
   }

@@ -22,11 +22,13 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { startCluster } from "../cluster/cluster.js";
 import { startKafka } from "../infra/kafka.js";
 import { startJaeger } from "../infra/jaeger.js";
 import { jsonOk } from "../testing/loopback-json.js";
 import { startPlatformProcess } from "../testing/platform-process.js";
+import { prepareBaselineTree } from "./baseline-tree.js";
 import { interleaved, type Tally } from "./interleaved-load.js";
 import {
   childProcesses,
@@ -54,6 +56,11 @@ export interface TracingBenchOptions {
   readonly admin: { readonly email: string; readonly password: string };
   /** The platform's settings for a run named `name` (its own data directory). */
   readonly platformEnv: (name: string) => NodeJS.ProcessEnv;
+  /**
+   * A revision measured beside the working tree, every setting of both deployed side by side
+   * (BENCH_TRACING_BASELINE; built from an export, baseline-tree.ts); none: the working tree only.
+   */
+  readonly baseline?: string | undefined;
 }
 
 interface Setting {
@@ -120,14 +127,21 @@ interface Topology {
   readonly title: string;
   /** Whose CPU time a deployment's `cpuTime` is. */
   readonly cpuOf: string;
-  readonly deploy: Deploy;
+  /** How each revision measured deploys it: the working tree's, and the baseline's before it. */
+  readonly revisions: readonly { readonly label: string; readonly deploy: Deploy }[];
   readonly measured: readonly Setting[];
 }
 
+/** A revision's code that deploys the platform: its own platform process and cluster. */
+interface Starters {
+  readonly startPlatformProcess: typeof startPlatformProcess;
+  readonly startCluster: typeof startCluster;
+}
+
 /** The embedded platform: one process, the local edge. */
-function embedded(options: TracingBenchOptions): Deploy {
+function embedded(options: TracingBenchOptions, starters: Starters): Deploy {
   return async (run, telemetry) => {
-    const platform = await startPlatformProcess({ ...options.platformEnv(run), ...telemetry });
+    const platform = await starters.startPlatformProcess({ ...options.platformEnv(run), ...telemetry });
     return {
       baseUrl: platform.baseUrl,
       cpuTime: processCpu(platform.pid),
@@ -144,13 +158,13 @@ function embedded(options: TracingBenchOptions): Deploy {
  * side by side, on SQLite, took the two cores (a catalog read cost the services 1.8 ms of CPU,
  * four orders a second), which measured FerretDB rather than tracing.
  */
-function cluster(options: TracingBenchOptions): Deploy {
+function cluster(options: TracingBenchOptions, starters: Starters): Deploy {
   return async (run, telemetry, edge) => {
     const kafka = await startKafka({ dataDir: join(options.scratch, `${run}-kafka`), log: () => undefined });
     const secret = (bytes: number) => randomBytes(bytes).toString("base64url");
     const before = new Set(childProcesses());
     try {
-      const running = await startCluster({
+      const running = await starters.startCluster({
         stateDir: join(options.scratch, run),
         kafkaBrokers: kafka.brokers,
         jwtSecret: secret(64),
@@ -294,20 +308,23 @@ function partsLine(tally: Tally): string[] {
 }
 
 /**
- * Every setting of `topology` deployed side by side, then measured in interleaved rounds
- * (interleaved-load.ts): the catalog read, then order placement, each setting one slice of
- * `options.seconds` per round; the lines to print.
+ * Every setting of `topology`, for every revision, deployed side by side, then measured in
+ * interleaved rounds (interleaved-load.ts): the catalog read, then order placement, each one
+ * slice of `options.seconds` per round; the lines to print, each setting against tracing off of
+ * its own revision.
  */
 async function benchTopology(
   options: TracingBenchOptions,
-  { title, cpuOf, deploy, measured }: Topology,
+  { title, cpuOf, revisions, measured }: Topology,
   jaeger: { readonly otlpHttpEndpoint: string; readonly pid: number },
 ): Promise<string[]> {
   const prepared: Prepared[] = [];
   try {
-    for (const [index, setting] of measured.entries()) {
-      const run = `tracing-${title.replace(/\W+/g, "-")}-${index}`;
-      prepared.push(await prepare(options, deploy, setting, jaeger.otlpHttpEndpoint, run));
+    for (const [r, revision] of revisions.entries()) {
+      for (const [index, setting] of measured.entries()) {
+        const run = `tracing-${title.replace(/\W+/g, "-")}-${r}-${index}`;
+        prepared.push(await prepare(options, revision.deploy, setting, jaeger.otlpHttpEndpoint, run));
+      }
     }
     const { connections, seconds, rounds } = options;
     const backendBefore = treeCpuMicros(jaeger.pid);
@@ -334,10 +351,16 @@ async function benchTopology(
     const requests = [...reads, ...orders].reduce((sum, tally) => sum + tally.requests, 0);
     const backend = (treeCpuMicros(jaeger.pid) - backendBefore) / requests;
     const block = (tallies: readonly Tally[]) =>
-      tallies.flatMap((tally, index) => [
-        line((measured[index] as Setting).label, tally, index === 0 ? undefined : tallies[0]),
-        ...partsLine(tally),
-      ]);
+      revisions.flatMap((revision, r) => {
+        const own = tallies.slice(r * measured.length, (r + 1) * measured.length);
+        return [
+          ...(revisions.length > 1 ? [`  ${revision.label}:`] : []),
+          ...own.flatMap((tally, index) => [
+            line((measured[index] as Setting).label, tally, index === 0 ? undefined : own[0]),
+            ...partsLine(tally),
+          ]),
+        ];
+      });
     return [
       title,
       `(${rounds} interleaved rounds of ${seconds} s per setting; CPU: ${cpuOf}; each round's change against off's of the same round, in brackets):`,
@@ -353,6 +376,30 @@ async function benchTopology(
 }
 
 export async function benchTracing(options: TracingBenchOptions): Promise<string[]> {
+  const current: Starters = { startPlatformProcess, startCluster };
+  const starters: { label: string; starters: Starters }[] = [
+    { label: "after (working tree)", starters: current },
+  ];
+  let baselineLine: string[] = [];
+  if (options.baseline !== undefined) {
+    const tree = prepareBaselineTree(options.baseline, (line) =>
+      process.stderr.write(`tracing bench: ${line}\n`),
+    );
+    const load = async <T>(path: string): Promise<T> =>
+      (await import(pathToFileURL(join(tree.root, path)).href)) as T;
+    starters.unshift({
+      label: `before (${options.baseline})`,
+      starters: {
+        ...(await load<Pick<Starters, "startPlatformProcess">>("scripts/testing/platform-process.ts")),
+        ...(await load<Pick<Starters, "startCluster">>("scripts/cluster/cluster.ts")),
+      },
+    });
+    baselineLine = [
+      `before: ${options.baseline} (${tree.commit.slice(0, 12)})${tree.lockfileDiffers ? ", on the working tree's dependencies" : ""}; after: the working tree`,
+    ];
+  }
+  const revisionsOf = (deploy: (o: TracingBenchOptions, s: Starters) => Deploy) =>
+    starters.map(({ label, starters: own }) => ({ label, deploy: deploy(options, own) }));
   const jaeger = await startJaeger({ dataDir: join(options.scratch, "jaeger-tracing-bench") });
   try {
     const topologies: readonly Topology[] = [
@@ -360,7 +407,7 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
         name: "embedded",
         title: "tracing cost, embedded mode, exporting to Jaeger on loopback",
         cpuOf: "the platform's process",
-        deploy: embedded(options),
+        revisions: revisionsOf(embedded),
         measured: settings,
       },
       // The three settings the target names, through Envoy: the shape a deployment runs; and
@@ -369,7 +416,7 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
         name: "envoy",
         title: "tracing cost, Envoy → one process per service (embedded stores, Kafka), exporting to Jaeger",
         cpuOf: "the services' processes and Envoy",
-        deploy: cluster(options),
+        revisions: revisionsOf(cluster),
         measured: [tracingOff, envoyAlone, tenPercent, everything],
       },
     ];
@@ -378,8 +425,9 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
       blocks.push(await benchTopology(options, topology, jaeger));
     }
     return [
+      ...baselineLine,
       ...blocks.flatMap((lines, index) => (index === 0 ? lines : ["", ...lines])),
-      "  target: at 10 % sampling, throughput within 10 % of tracing off",
+      "  target: nothing sampled at most +1 µs per request; at 10 % sampling at most +10 % CPU per request (the services' processes; Envoy's tracer apart)",
     ];
   } finally {
     await jaeger.stop();

@@ -9,7 +9,14 @@
  */
 import type { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createServer as createHttp1Server, type ServerResponse } from "node:http";
-import { createServer as createHttp2Server, type Http2Session } from "node:http2";
+import {
+  createServer as createHttp2Server,
+  Http2ServerRequest,
+  Http2ServerResponse,
+  type Http2Session,
+  type IncomingHttpHeaders,
+  type ServerHttp2Stream,
+} from "node:http2";
 import { createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { sendError, type ErrorBody } from "./error-body.js";
@@ -29,6 +36,12 @@ import {
 export type DualRequestHandler = ReturnType<typeof connectNodeAdapter>;
 export type DualRequest = Parameters<DualRequestHandler>[0];
 export type DualResponse = Parameters<DualRequestHandler>[1];
+
+/**
+ * Takes an HTTP/2 stream to serve it as such and returns true, or returns false to have it
+ * served as a request by the handler (unary-rpc-handler.ts takes unary gRPC calls).
+ */
+export type Http2StreamTaker = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean;
 
 export interface DualProtocolServer {
   listen(port: number, host: string): Promise<number>;
@@ -52,7 +65,10 @@ function refuseOnSocket(socket: Duplex, refusal: ErrorBody): void {
   setTimeout(() => socket.destroy(), refusalLingerMs).unref();
 }
 
-export function createDualProtocolServer(handler: DualRequestHandler): DualProtocolServer {
+export function createDualProtocolServer(
+  handler: DualRequestHandler,
+  takeStream: Http2StreamTaker = () => false,
+): DualProtocolServer {
   const sockets = new Set<Socket>();
   const sessions = new Set<Http2Session>();
   // HTTP/1 requests in flight per socket, so that closing can end idle keep-alive connections
@@ -119,8 +135,28 @@ export function createDualProtocolServer(handler: DualRequestHandler): DualProto
   // A request to switch protocols (WebSocket, h2c): Node would serve it as a plain request.
   http1.on("upgrade", (_req, socket: Duplex) => refuseOnSocket(socket, upgradeRefused));
   http1.on("connect", (_req, socket: Duplex) => refuseOnSocket(socket, tunnelRefused));
-  const http2 = createHttp2Server({}, handler);
-  http2.on("checkExpectation", (_req, res: DualResponse) => sendError(res, expectationFailed));
+  // No request listener: Node would make a request and a response object for every stream,
+  // before anyone could take it. Those the taker leaves get them here, as Node makes them.
+  const http2 = createHttp2Server({});
+  http2.on(
+    "stream",
+    (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags, rawHeaders: string[]) => {
+      if (takeStream(stream, headers)) return;
+      const req = new Http2ServerRequest(stream, headers, {}, rawHeaders);
+      const res = new Http2ServerResponse(stream);
+      if (headers[":method"] === "CONNECT") {
+        res.statusCode = 405;
+        res.end();
+      } else if (headers.expect === undefined) {
+        handler(req, res);
+      } else if (headers.expect === "100-continue") {
+        res.writeContinue();
+        handler(req, res);
+      } else {
+        sendError(res, expectationFailed);
+      }
+    },
+  );
   http2.on("session", (session: Http2Session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));

@@ -108,7 +108,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const shutdown = new AbortController();
   // Every call in flight listens to it until it ends: no listener limit applies.
   setMaxListeners(0, shutdown.signal);
-  const handler = createUnaryRpcHandler({
+  const unary = createUnaryRpcHandler({
     routes,
     interceptors,
     readMaxBytes: options.maxBodyBytes,
@@ -123,13 +123,14 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
       fallback: (req, res) => answerHttp(req, res, options.isReady, options.pages),
     }),
   });
+  const handler = unary.handler;
   const transport = createInProcessTransport(routes, interceptors, shutdown.signal);
   let server: DualProtocolServer | undefined;
   return {
     handler,
     transport,
     listen(port, host) {
-      server = createDualProtocolServer(handler);
+      server = createDualProtocolServer(handler, unary.takeStream);
       return server.listen(port, host);
     },
     async close(graceMs = 5_000) {

@@ -38,7 +38,6 @@ import {
   errorToJsonBytes,
   parseContentType as parseConnectContentType,
   parseTimeout as parseConnectTimeout,
-  trailerMux,
 } from "@connectrpc/connect/protocol-connect";
 import {
   contentTypeJson as grpcContentTypeJson,
@@ -51,10 +50,12 @@ import {
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { getEventListeners, setMaxListeners } from "node:events";
 import type { OutgoingHttpHeaders } from "node:http";
-import type { Http2ServerResponse } from "node:http2";
+import { createDeadlineSweeper, type Deadline } from "../transport/deadline-sweeper.js";
 import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { ResponseMetadata, UnaryHandlerContext } from "../transport/unary-handler-context.js";
-import type { DualRequest, DualRequestHandler, DualResponse } from "./dual-protocol-server.js";
+import type { DualRequest, DualRequestHandler, Http2StreamTaker } from "./dual-protocol-server.js";
+import { createLazyHeaders } from "../transport/lazy-headers.js";
+import { CompatExchange, StreamExchange, tooLarge, type UnaryExchange } from "./unary-exchange.js";
 
 export interface UnaryRpcHandlerOptions {
   readonly routes: (registrar: ServiceRegistrar) => void;
@@ -70,9 +71,24 @@ type UnaryImpl = (request: unknown, context: HandlerContext) => unknown;
 
 interface UnaryMethod {
   readonly method: DescMethod;
-  readonly impl: UnaryImpl;
   readonly serialization: MethodSerializationLookup<DescMessage, DescMessage>;
+  /** The interceptors around the implementation, composed once when the method is registered. */
+  readonly next: (request: ServedRequest) => Promise<UnaryResponse>;
 }
+
+/** What the implementation's context needs of the call beyond the request the interceptors pass on. */
+interface CallState {
+  readonly protocolName: Protocol["name"];
+  readonly metadata: ResponseMetadata;
+  readonly deadline: number | undefined;
+}
+
+/**
+ * Where the call's own state rides on its request: a symbol-keyed property, which interceptors
+ * that pass a changed copy on (`{ ...req, signal }`) carry with them.
+ */
+const callState = Symbol("call state");
+type ServedRequest = UnaryRequest & { readonly [callState]: CallState };
 
 /** What differs between the two protocols this path speaks. */
 interface Protocol {
@@ -87,9 +103,8 @@ interface Protocol {
   ): { timeoutMs?: number | undefined; error?: ConnectError | undefined };
 }
 
-/** The longest delay `setTimeout` keeps; a deadline further away never fires in practice. */
-const maxTimerMs = 2 ** 31 - 1;
 const completed = new ConnectError("the call has completed", Code.Canceled);
+const timedOut = new ConnectError("the operation timed out", Code.DeadlineExceeded);
 const clientGone = new ConnectError("the client closed the request", Code.Canceled);
 const shuttingDown = new ConnectError("the service is shutting down", Code.Unavailable);
 
@@ -126,7 +141,15 @@ const connectJson: Protocol = { ...connectCommon, binary: false };
 const grpcBinary: Protocol = { ...grpcCommon, binary: true };
 const grpcJson: Protocol = { ...grpcCommon, binary: false };
 
-export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequestHandler {
+/** The short path's two ways in: Node's compatibility API, and HTTP/2 streams themselves. */
+export interface UnaryRpcHandler {
+  /** Serves any request: a unary call this path takes, anything else through `fallback`. */
+  readonly handler: DualRequestHandler;
+  /** Takes an HTTP/2 stream that carries a unary gRPC call, or returns false. */
+  readonly takeStream: Http2StreamTaker;
+}
+
+export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): UnaryRpcHandler {
   // Connect's defaults for everything the adapter is not told, so both paths agree.
   const limits = validateUniversalHandlerOptions({ readMaxBytes: options.readMaxBytes });
   const acceptCompression: Compression[] = [compressionGzip, compressionBrotli];
@@ -137,41 +160,64 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
       for (const method of service.methods) {
         const impl = implementation[method.localName];
         if (method.methodKind !== "unary" || typeof impl !== "function") continue;
+        const bound = impl.bind(implementation) as UnaryImpl;
+        const call = async (r: UnaryRequest): Promise<UnaryResponse> => {
+          const { protocolName, metadata, deadline } = (r as ServedRequest)[callState];
+          const context = new UnaryHandlerContext(r, protocolName, metadata, deadline);
+          return {
+            stream: false,
+            service: method.parent,
+            method,
+            header: metadata.header,
+            trailer: metadata.trailer,
+            message: toMessage(method.output, await bound(r.message, context)),
+          } as UnaryResponse;
+        };
         methods.set(`/${service.typeName}/${method.name}`, {
           method,
-          impl: impl.bind(implementation) as UnaryImpl,
           serialization: createMethodSerializationLookup(method, undefined, limits.jsonOptions, limits),
+          next: interceptors.reduceRight<(r: UnaryRequest) => Promise<UnaryResponse>>(
+            (inner, interceptor) => interceptor(inner as never) as never,
+            call,
+          ),
         });
       }
     },
   });
 
-  async function serve(target: UnaryMethod, protocol: Protocol, req: DualRequest, res: DualResponse) {
+  // Calls in flight, told when the server shuts down; their deadlines, on one sweeping timer.
+  const inFlight = new Set<AbortController>();
+  const deadlines = createDeadlineSweeper();
+  const shutdown = options.shutdownSignal;
+  shutdown?.addEventListener(
+    "abort",
+    () => {
+      for (const controller of inFlight) controller.abort(shuttingDown);
+    },
+    { once: true },
+  );
+
+  async function serve(target: UnaryMethod, protocol: Protocol, exchange: UnaryExchange) {
     const { method } = target;
-    const header = toWebHeaders(req.headers);
+    const header = createLazyHeaders(exchange.headers);
     const controller = new AbortController();
     // Each store and peer call of the handler listens while it runs; a read of 100 products
     // listens 100 times at once, which is no leak.
     setMaxListeners(0, controller.signal);
     const timeout = protocol.parseTimeout(header.get(protocol.timeoutHeader), limits.maxTimeoutMs);
-    let timer: NodeJS.Timeout | undefined;
-    if (timeout.timeoutMs !== undefined && timeout.timeoutMs <= maxTimerMs) {
-      timer = setTimeout(
-        () => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)),
-        timeout.timeoutMs,
-      );
-    }
-    const deadline = timeout.timeoutMs === undefined ? undefined : Date.now() + timeout.timeoutMs;
-    // A client that goes away closes the response before we answered. Not `writableFinished`:
+    const expiry =
+      timeout.timeoutMs === undefined
+        ? undefined
+        : new CallExpiry(controller, Date.now() + timeout.timeoutMs);
+    if (expiry !== undefined) deadlines.arm(expiry);
+    // A client that goes away closes the exchange before we answered. Not `writableFinished`:
     // on HTTP/2 a stream reset by the client also "finishes" the response.
     let answering = false;
-    res.once("close", () => {
+    exchange.onClose(() => {
       if (!answering) controller.abort(clientGone);
     });
-    const shutdown = options.shutdownSignal;
-    const onShutdown = (): void => controller.abort(shuttingDown);
-    if (shutdown?.aborted === true) onShutdown();
-    else shutdown?.addEventListener("abort", onShutdown, { once: true });
+    inFlight.add(controller);
+    if (shutdown?.aborted === true) controller.abort(shuttingDown);
     const compression = compressionNegotiate(
       acceptCompression,
       header.get(protocol.encodingHeader),
@@ -184,7 +230,7 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
     try {
       if (compression.error) throw compression.error;
       if (timeout.error) throw timeout.error;
-      const body = await readBody(req, limits.readMaxBytes);
+      const body = await exchange.readBody(limits.readMaxBytes);
       const payload =
         protocol.name === "grpc"
           ? await unwrapEnvelope(body, compression.request, limits.readMaxBytes)
@@ -192,32 +238,18 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
             ? await compression.request.decompress(body, limits.readMaxBytes)
             : body;
       const input = target.serialization.getI(protocol.binary).parse(payload);
-      const call = async (r: UnaryRequest): Promise<UnaryResponse> => {
-        const context = new UnaryHandlerContext(r, protocol.name, metadata, deadline);
-        return {
-          stream: false,
-          service: method.parent,
-          method,
-          header: metadata.header,
-          trailer: metadata.trailer,
-          message: toMessage(method.output, await target.impl(r.message, context)),
-        } as UnaryResponse;
-      };
-      const next = interceptors.reduceRight<(r: UnaryRequest) => Promise<UnaryResponse>>(
-        (inner, interceptor) => interceptor(inner as never) as never,
-        call,
-      );
-      const response = await next({
+      const response = await target.next({
         stream: false,
         service: method.parent,
         method,
         requestMethod: "POST",
-        url: `http://${authorityOf(req)}${req.url ?? ""}`,
+        url: `http://${exchange.authority}${exchange.url}`,
         signal: controller.signal,
         header,
         contextValues: createContextValues(),
         message: input,
-      } as UnaryRequest);
+        [callState]: { protocolName: protocol.name, metadata, deadline: expiry?.at },
+      } as ServedRequest);
       copyInto(response.header, metadata);
       copyInto(response.trailer, metadata, "trailer");
       output = target.serialization.getO(protocol.binary).serialize(response.message);
@@ -227,8 +259,8 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
           ? cause
           : new ConnectError("internal error", Code.Internal, undefined, undefined, cause);
     } finally {
-      clearTimeout(timer);
-      shutdown?.removeEventListener("abort", onShutdown);
+      if (expiry !== undefined) deadlines.disarm(expiry);
+      inFlight.delete(controller);
       // Connect's contract: the signal also fires when the call completes, releasing whatever
       // still listens. Only when something does: dispatching costs an Event per call. A shared
       // reason: a fresh error per call would build a stack trace each time.
@@ -236,31 +268,75 @@ export function createUnaryRpcHandler(options: UnaryRpcHandlerOptions): DualRequ
     }
     answering = true;
     if (protocol.name === "grpc") {
-      await sendGrpc(res, protocol, compression.response, metadata, output, error, limits.compressMinBytes);
+      await sendGrpc(
+        exchange,
+        protocol,
+        compression.response,
+        metadata,
+        output,
+        error,
+        limits.compressMinBytes,
+      );
     } else {
-      await sendConnect(res, protocol, compression.response, metadata, output, error, limits);
+      await sendConnect(exchange, protocol, compression.response, metadata, output, error, limits);
     }
   }
 
-  return (req, res) => {
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
-    const path = query < 0 ? url : url.slice(0, query);
-    const target = methods.get(path);
-    const protocol = target === undefined ? undefined : protocolFor(req);
-    if (target === undefined || protocol === undefined) {
-      options.fallback(req, res);
-      return;
-    }
-    serve(target, protocol, req, res).catch(() => {
+  const start = (target: UnaryMethod, protocol: Protocol, exchange: UnaryExchange): void => {
+    serve(target, protocol, exchange).catch(() => {
       // Only writing can fail here (the client went away): nothing is left to answer.
-      if (!res.writableEnded) res.destroy();
+      exchange.destroy();
     });
+  };
+
+  return {
+    handler(req, res) {
+      const target = methods.get(pathOf(req.url ?? ""));
+      const protocol = target === undefined ? undefined : protocolFor(req);
+      if (target === undefined || protocol === undefined) {
+        options.fallback(req, res);
+        return;
+      }
+      start(target, protocol, new CompatExchange(req, res));
+    },
+    takeStream(stream, headers) {
+      // Only what this path serves of HTTP/2 itself: unary gRPC, with no expectation to answer.
+      const contentType = headers["content-type"];
+      if (
+        headers[":method"] !== "POST" ||
+        headers.expect !== undefined ||
+        contentType?.startsWith("application/grpc") !== true ||
+        contentType.startsWith("application/grpc-web")
+      )
+        return false;
+      const target = methods.get(pathOf(headers[":path"] ?? ""));
+      const type = target === undefined ? undefined : parseGrpcContentType(contentType);
+      if (target === undefined || type === undefined) return false;
+      start(target, type.binary ? grpcBinary : grpcJson, new StreamExchange(stream, headers));
+      return true;
+    },
   };
 }
 
+/** A request URL's path, without the query. */
+function pathOf(url: string): string {
+  const query = url.indexOf("?");
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** A call's deadline: its signal aborts once it passes (deadline-sweeper.ts). */
+class CallExpiry implements Deadline {
+  constructor(
+    private readonly controller: AbortController,
+    readonly at: number,
+  ) {}
+  expire(): void {
+    this.controller.abort(timedOut);
+  }
+}
+
 async function sendConnect(
-  res: DualResponse,
+  exchange: UnaryExchange,
   protocol: Protocol,
   compression: Compression | null,
   metadata: ResponseMetadata,
@@ -268,31 +344,40 @@ async function sendConnect(
   error: ConnectError | undefined,
   limits: { compressMinBytes: number; jsonOptions?: Parameters<typeof errorToJsonBytes>[1] },
 ): Promise<void> {
-  const header = metadata.header;
   let status = 200;
   let body: Uint8Array;
+  let wire: OutgoingHttpHeaders;
   if (error === undefined && output !== undefined) {
-    header.set("content-type", protocol.binary ? contentTypeUnaryProto : contentTypeUnaryJson);
+    // Node's header object straight away: most calls set no header of their own, and a web
+    // `Headers` to fill and read back cost more than the rest of the answer.
+    wire = nodeHeadersOf(metadata.headerIfSet);
+    wire["content-type"] = protocol.binary ? contentTypeUnaryProto : contentTypeUnaryJson;
     body = output;
   } else {
     const failure = error ?? new ConnectError("internal error", Code.Internal);
+    const header = metadata.header;
     status = codeToHttpStatus(failure.code);
     header.set("content-type", contentTypeUnaryJson);
     failure.metadata.forEach((value, key) => header.set(key, value));
+    wire = toNodeHeaders(header);
     body = errorToJsonBytes(failure, limits.jsonOptions ?? {});
   }
   if (compression !== null && body.byteLength >= limits.compressMinBytes) {
     body = await compression.compress(body);
-    header.set("content-encoding", compression.name);
+    wire["content-encoding"] = compression.name;
   }
-  const wire = metadata.trailerIfSet === undefined ? header : trailerMux(header, metadata.trailerIfSet);
-  wire.set("content-length", String(body.byteLength));
-  res.writeHead(status, toNodeHeaders(wire));
-  res.end(body);
+  // Trailers travel as `trailer-` headers in unary Connect (appended, as `trailerMux` does).
+  metadata.trailerIfSet?.forEach((value, key) => {
+    const name = `trailer-${key}`;
+    const present = wire[name];
+    wire[name] = present === undefined ? value : `${String(present)}, ${value}`;
+  });
+  wire["content-length"] = String(body.byteLength);
+  exchange.respond(status, wire, body);
 }
 
 async function sendGrpc(
-  res: DualResponse,
+  exchange: UnaryExchange,
   protocol: Protocol,
   compression: Compression | null,
   metadata: ResponseMetadata,
@@ -300,71 +385,34 @@ async function sendGrpc(
   error: ConnectError | undefined,
   compressMinBytes: number,
 ): Promise<void> {
-  const header = metadata.header;
-  header.set("content-type", protocol.binary ? grpcContentTypeProto : grpcContentTypeJson);
-  const trailer = metadata.trailer;
+  const contentType = protocol.binary ? grpcContentTypeProto : grpcContentTypeJson;
   if (error !== undefined || output === undefined) {
+    const header = metadata.header;
+    header.set("content-type", contentType);
+    const trailer = metadata.trailer;
     // An error is a Trailers-Only response (gRPC over HTTP/2): status and metadata in the one
     // HEADERS frame. Envoy's transcoder then hands the metadata (Retry-After) to REST clients;
     // from trailers after headers it takes only the status.
     setTrailerStatus(trailer, error ?? new ConnectError("internal error", Code.Internal));
     trailer.forEach((value, key) => header.set(key, value));
-    // Only the HTTP/2 response kind reaches here; its stream can end with its headers.
-    (res as Http2ServerResponse).stream.respond(
-      { ":status": 200, ...toNodeHeaders(header) },
-      { endStream: true },
-    );
+    exchange.respondHeadersOnly(toNodeHeaders(header));
     return;
   }
+  // Node's header objects straight away, as in sendConnect.
+  const header = nodeHeadersOf(metadata.headerIfSet);
+  header["content-type"] = contentType;
   let flags = 0;
   let data = output;
   if (compression !== null) {
-    header.set("grpc-encoding", compression.name);
+    header["grpc-encoding"] = compression.name;
     if (data.byteLength >= compressMinBytes) {
       data = await compression.compress(data);
       flags = 1;
     }
   }
-  trailer.set("grpc-status", grpcStatusOk);
-  res.writeHead(200, toNodeHeaders(header));
-  // Both HTTP/2 response kinds in Node's types; only the HTTP/2 one reaches here.
-  (res as { addTrailers(headers: OutgoingHttpHeaders): void }).addTrailers(toNodeHeaders(trailer));
-  res.end(envelope(flags, data));
-}
-
-/** The request body, refused as soon as it passes `limit` (Connect's code and message). */
-function readBody(req: DualRequest, limit: number): Promise<Uint8Array> {
-  const declared = Number(req.headers["content-length"]);
-  if (declared > limit) return Promise.reject(tooLarge(limit, declared));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.byteLength;
-      if (size > limit) {
-        req.off("data", onData);
-        req.off("end", onEnd);
-        // Drain the rest so that an HTTP/1.1 connection stays usable.
-        req.resume();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => resolve(Buffer.concat(chunks, size));
-    req.on("data", onData);
-    req.once("end", onEnd);
-    req.once("error", reject);
-  });
-}
-
-function tooLarge(limit: number, size?: number): ConnectError {
-  return new ConnectError(
-    size === undefined
-      ? `message size is larger than configured readMaxBytes ${limit}`
-      : `message size ${size} is larger than configured readMaxBytes ${limit}`,
-    Code.ResourceExhausted,
-  );
+  const trailer = nodeHeadersOf(metadata.trailerIfSet);
+  trailer["grpc-status"] = grpcStatusOk;
+  exchange.respond(200, header, envelope(flags, data), trailer);
 }
 
 /** The one message of a unary gRPC request, out of its 5-byte envelope. */
@@ -407,23 +455,6 @@ function envelope(flags: number, data: Uint8Array): Uint8Array {
   return out;
 }
 
-function authorityOf(req: DualRequest): string {
-  const authority = req.headers[":authority"] ?? req.headers.host;
-  return typeof authority === "string" ? authority : "localhost";
-}
-
-/** Node's request headers as web Headers, without HTTP/2 pseudo-headers (as Connect does). */
-function toWebHeaders(headers: DualRequest["headers"]): Headers {
-  const out = new Headers();
-  for (const key in headers) {
-    if (key.charCodeAt(0) === 58 /* ":" */) continue;
-    const value = headers[key];
-    if (typeof value === "string") out.append(key, value);
-    else if (Array.isArray(value)) for (const item of value) out.append(key, item);
-  }
-  return out;
-}
-
 function toNodeHeaders(headers: Headers): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   headers.forEach((value, key) => {
@@ -431,6 +462,10 @@ function toNodeHeaders(headers: Headers): OutgoingHttpHeaders {
   });
   return out;
 }
+
+/** The headers a handler or interceptor set, as Node's object; an empty one when none were. */
+const nodeHeadersOf = (headers: Headers | undefined): OutgoingHttpHeaders =>
+  headers === undefined ? {} : toNodeHeaders(headers);
 
 /** Headers an interceptor returned in place of the handler's, as Connect copies them. */
 function copyInto(from: Headers, metadata: ResponseMetadata, which: "header" | "trailer" = "header"): void {

@@ -33,6 +33,7 @@ import {
   signalDeadline,
   type Deadline,
 } from "./deadline-sweeper.js";
+import { headersOfRecord } from "./lazy-headers.js";
 import { ResponseMetadata, UnaryHandlerContext } from "./unary-handler-context.js";
 
 /** What a service registers: the subset of Connect's router that ServiceRoutes use. */
@@ -132,8 +133,7 @@ function unaryRequest(
     requestMethod: "POST",
     url: `/${method.parent.typeName}/${method.name}`,
     signal,
-    // Typed HeadersInit, a DOM type this project's lib setting does not declare.
-    header: new Headers(header as ConstructorParameters<typeof Headers>[0]),
+    header: headersOfRecord(header),
     contextValues: contextValues ?? createContextValues(),
     message: toMessage(method.input, input),
   } as UnaryRequest;
