@@ -8,8 +8,9 @@
  * short seeding leaves, and with BENCH_IDLE_DOCUMENTS more documents (default 5,000) in each
  * collection that grows with a shop's life (accounts, profiles, products, stock entries,
  * reservations, orders, notifications), so that work that grows with the data shows. And for
- * two revisions side by side in one run: BENCH_IDLE_BASELINE (default `main`, built from an
- * export, baseline-tree.ts) before, the working tree after, on the same servers and data.
+ * two revisions side by side in one run: BENCH_IDLE_BASELINE (default `ca8dea2`, the main
+ * before the idle work, built from an export, baseline-tree.ts) before, the working tree after,
+ * on the same servers and data.
  *
  * With BENCH_IDLE_PROFILES set to a directory, every Node process also writes a CPU profile
  * there (sampled every 5 ms), and the bench prints where each spent its busy time during the

@@ -59,7 +59,7 @@
  * time a baseline is built; BENCH_IDLE_SECONDS=60 makes it 8): the CPU of every process of the
  * topology on FerretDB, Kafka and ClickHouse at rest, as seeded and with BENCH_IDLE_DOCUMENTS
  * more documents per growing collection (default 5,000), over windows of BENCH_IDLE_SECONDS
- * (default 300), for BENCH_IDLE_BASELINE (a git revision, default main) beside the working
+ * (default 300), for BENCH_IDLE_BASELINE (a git revision, default ca8dea2, the main the idle targets were measured on) beside the working
  * tree; BENCH_IDLE_PROFILES=<dir> adds CPU profiles (idle-bench.ts).
  * BENCH_ONLY=request-cost runs part 14 alone (about two minutes, more the first time a baseline
  * is built): the CPU per catalog read of Envoy and of the Product process, through Envoy to the
@@ -419,7 +419,7 @@ try {
     lines.push(
       ...(await benchIdle({
         scratch,
-        baseline: process.env["BENCH_IDLE_BASELINE"] ?? "main",
+        baseline: process.env["BENCH_IDLE_BASELINE"] ?? "ca8dea2",
         seconds: Number(process.env["BENCH_IDLE_SECONDS"] ?? 300),
         documents: Number(process.env["BENCH_IDLE_DOCUMENTS"] ?? 5_000),
         admin,
