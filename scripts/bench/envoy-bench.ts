@@ -10,16 +10,13 @@
  * Target: (a) at least 50% of (b). Figures only; nothing is asserted, except that every target
  * answers the product before it is loaded.
  */
-import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { edgeCredentialHeader } from "@commerce/runtime/identity";
 import { startServices } from "../cluster/cluster.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
 import { startPlatformProcess } from "../testing/platform-process.js";
 import { startChildServer } from "./child-server.js";
+import { createProductAtService } from "./service-product.js";
 import { formatResult, measure, type LoadResult } from "./load.js";
 
 export interface EnvoyBenchOptions {
@@ -94,23 +91,8 @@ export async function benchEnvoy(options: EnvoyBenchOptions): Promise<string[]> 
   let toService: LoadResult;
   try {
     const productUrl = services.urlsOf("product")[0] ?? "";
-    const products = createClient(ProductService, createGrpcTransport({ baseUrl: productUrl }));
-    const { ids } = await products.bulkCreateProducts(
-      {
-        products: [
-          { name: "Envoy bench product", price: 499.99, stock: 100, brand: "Bench", categoryId: "books" },
-        ],
-      },
-      {
-        headers: {
-          [edgeCredentialHeader]: secrets.edgeSecret,
-          "x-user-email": "bench@bench.test",
-          "x-user-role": "ADMIN",
-          "x-user-id": "1",
-        },
-      },
-    );
-    toService = await throughEnvoy(productUrl, `/api/products/${ids[0] ?? ""}`, options, secrets);
+    const productId = await createProductAtService(productUrl, secrets.edgeSecret, "Envoy bench product");
+    toService = await throughEnvoy(productUrl, `/api/products/${productId}`, options, secrets);
   } finally {
     await services.stop();
   }

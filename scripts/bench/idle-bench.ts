@@ -17,22 +17,20 @@
  * measured windows (cpu-profile-summary.ts); the profiler's own cost is then in the figures.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { pathToFileURL } from "node:url";
 import { MongoClient, type Document } from "mongodb";
-import { startCluster, type ClusterOptions, type RunningCluster } from "../cluster/cluster.js";
 import { deployableServices } from "../cluster/service-catalog.js";
 import { startClickHouse } from "../infra/clickhouse.js";
 import { startFerretDb } from "../infra/ferretdb.js";
 import { startKafka } from "../infra/kafka.js";
 import { jsonOk } from "../testing/loopback-json.js";
-import { prepareBaselineTree } from "./baseline-tree.js";
 import { summarizeCpuProfile, type ProfileWindow } from "./cpu-profile-summary.js";
 import { childProcesses, treeCpuMicros } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
+import { beforeAndAfter, processName } from "./topology-revisions.js";
 
 export interface IdleBenchOptions {
   readonly scratch: string;
@@ -64,23 +62,6 @@ const unsettled = new Set(["HELD", "PENDING", "RELEASING"]);
 
 /** Pause after a start or a change of the data before a window, for start-up work to end. */
 const settleMs = 10_000;
-
-type StartCluster = (options: ClusterOptions) => Promise<RunningCluster>;
-
-interface Revision {
-  readonly label: string;
-  /** Its `startCluster`, which builds and runs its own code. */
-  readonly start: StartCluster;
-}
-
-/** A process of the topology by what it runs: Envoy, or the deployable whose entry it started. */
-function processName(pid: number): string {
-  const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-  if (args.some((arg) => basename(arg) === "run-while-stdin-open.sh" || basename(arg) === "envoy"))
-    return "Envoy";
-  const service = deployableServices.find((s) => args.some((arg) => arg.endsWith(`/${s.entry}`)));
-  return service?.name ?? `process ${pid}`;
-}
 
 /** A copy of `doc` for the `n`th round: new `_id` and unique values, nothing pending. */
 function copyOf(doc: Document, n: number, uniqueFields: readonly string[]): Document {
@@ -270,14 +251,7 @@ export async function benchIdle(options: IdleBenchOptions): Promise<string[]> {
   const log = (line: string): void => {
     process.stderr.write(`idle bench: ${line}\n`);
   };
-  const baseline = prepareBaselineTree(options.baseline, log);
-  const baselineCluster = (await import(
-    pathToFileURL(join(baseline.root, "scripts", "cluster", "cluster.ts")).href
-  )) as { startCluster: StartCluster };
-  const revisions: Revision[] = [
-    { label: `before (${options.baseline})`, start: baselineCluster.startCluster },
-    { label: "after", start: startCluster },
-  ];
+  const { baseline, revisions } = await beforeAndAfter(options.baseline, log);
 
   const dir = (name: string): string => join(options.scratch, `idle-${name}`);
   const quiet = { log: () => undefined };

@@ -13,20 +13,15 @@
  * its busy time while the reads were measured (cpu-profile-summary.ts); the profiler's own cost
  * is then in the figures.
  */
-import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { basename, join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { edgeCredentialHeader } from "@commerce/runtime/identity";
-import { startCluster, type ClusterOptions, type RunningCluster } from "../cluster/cluster.js";
+import { mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { startKafka } from "../infra/kafka.js";
-import { prepareBaselineTree } from "./baseline-tree.js";
 import { summarizeCpuProfile, type ProfileWindow } from "./cpu-profile-summary.js";
+import { createProductAtService } from "./service-product.js";
 import { interleaved, type Tally } from "./interleaved-load.js";
 import { childProcesses, loadRun, processesCpu, warmUpSeconds, type CpuClock } from "./load.js";
+import { beforeAndAfter, processName, type Revision } from "./topology-revisions.js";
 
 export interface RequestCostOptions {
   readonly scratch: string;
@@ -40,13 +35,6 @@ export interface RequestCostOptions {
   readonly profileDir?: string | undefined;
 }
 
-type StartCluster = (options: ClusterOptions) => Promise<RunningCluster>;
-
-interface Revision {
-  readonly label: string;
-  readonly start: StartCluster;
-}
-
 /** A deployment of one revision, seeded: what the rounds load and whose CPU they read. */
 interface Deployed {
   readonly label: string;
@@ -56,18 +44,6 @@ interface Deployed {
   /** The Product process's pid, to find its profile. */
   readonly productPid: number | undefined;
   stop(): Promise<void>;
-}
-
-/** A process of the deployment by what it runs: `Envoy`, or the service it started from. */
-function processName(pid: number): string {
-  const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-  if (args.some((arg) => basename(arg) === "envoy" || basename(arg) === "run-while-stdin-open.sh"))
-    return "Envoy";
-  for (const arg of args) {
-    const service = /\/services\/(\w+)\/src\/main\.js$/.exec(arg)?.[1];
-    if (service !== undefined) return service;
-  }
-  return `process ${pid}`;
 }
 
 const secret = (bytes: number): string => randomBytes(bytes).toString("base64url");
@@ -101,23 +77,8 @@ async function deploy(
       named.set(name, [...(named.get(name) ?? []), pid]);
     }
     const productUrl = cluster.urlsOf("product")[0] ?? "";
-    const products = createClient(ProductService, createGrpcTransport({ baseUrl: productUrl }));
-    const { ids } = await products.bulkCreateProducts(
-      {
-        products: [
-          { name: "Request cost product", price: 499.99, stock: 100, brand: "Bench", categoryId: "books" },
-        ],
-      },
-      {
-        headers: {
-          [edgeCredentialHeader]: secrets.edgeSecret,
-          "x-user-email": "bench@bench.test",
-          "x-user-role": "ADMIN",
-          "x-user-id": "1",
-        },
-      },
-    );
-    const readUrl = `${cluster.baseUrl}/api/products/${ids[0] ?? ""}`;
+    const productId = await createProductAtService(productUrl, secrets.edgeSecret, "Request cost product");
+    const readUrl = `${cluster.baseUrl}/api/products/${productId}`;
     const answer = await fetch(readUrl);
     if (answer.status !== 200) throw new Error(`${readUrl} answered ${answer.status}`);
     await loadRun({ url: readUrl, connections: options.connections, seconds: warmUpSeconds });
@@ -166,14 +127,7 @@ export async function benchRequestCost(options: RequestCostOptions): Promise<str
   const log = (line: string): void => {
     process.stderr.write(`request-cost bench: ${line}\n`);
   };
-  const baseline = prepareBaselineTree(options.baseline, log);
-  const baselineCluster = (await import(
-    pathToFileURL(join(baseline.root, "scripts", "cluster", "cluster.ts")).href
-  )) as { startCluster: StartCluster };
-  const revisions: Revision[] = [
-    { label: `before (${options.baseline})`, start: baselineCluster.startCluster },
-    { label: "after (working tree)", start: startCluster },
-  ];
+  const { baseline, revisions } = await beforeAndAfter(options.baseline, log);
   const kafka = await startKafka({
     dataDir: join(options.scratch, "request-cost-kafka"),
     log: () => undefined,
