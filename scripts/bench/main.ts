@@ -67,6 +67,14 @@
  * request-cost targets were measured on) beside the working tree, in BENCH_REQUEST_ROUNDS
  * interleaved rounds (default 8) of BENCH_REQUEST_SLICE seconds (default 2);
  * BENCH_REQUEST_PROFILES=<dir> adds CPU profiles of the Product process (request-cost-bench.ts).
+ * BENCH_ONLY=order-cost runs part 15 alone (about six minutes, more the first time a baseline is
+ * built): the CPU per order of Envoy and of each service, through Envoy to the compiled services
+ * with Kafka until the order's events are consumed, on embedded stores and on FerretDB
+ * (BENCH_ORDER_STORES), for BENCH_ORDER_BASELINE (a git revision, default 1caa5f3, the main the
+ * order targets were measured on) beside the working tree, in BENCH_ORDER_ROUNDS interleaved
+ * rounds (default 6) of BENCH_ORDER_SLICE seconds (default 3) over BENCH_ORDER_CONNECTIONS
+ * connections (default 16); BENCH_ORDER_PROFILES=<dir> adds CPU profiles of every service
+ * (order-cost-bench.ts).
  * Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
@@ -92,6 +100,7 @@ import { formatResult, measure, processCpu, type LoadResult } from "./load.js";
 import { untilQuiet } from "./quiescence.js";
 import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
+import { benchOrderCost } from "./order-cost-bench.js";
 import { benchPayments } from "./payment-bench.js";
 import { benchRequestCost } from "./request-cost-bench.js";
 import { benchServicePort } from "./service-port-bench.js";
@@ -126,6 +135,7 @@ const parts = [
   "start",
   "idle",
   "request-cost",
+  "order-cost",
 ];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
@@ -437,6 +447,21 @@ try {
         seconds: Number(process.env["BENCH_REQUEST_SLICE"] ?? 2),
         rounds: Number(process.env["BENCH_REQUEST_ROUNDS"] ?? 8),
         profileDir: process.env["BENCH_REQUEST_PROFILES"],
+      })),
+    );
+  }
+  if (only === "order-cost" || only === undefined) {
+    lines.push("", "The cost of an order, before and after (order-cost-bench.ts)");
+    lines.push(
+      ...(await benchOrderCost({
+        scratch,
+        baseline: process.env["BENCH_ORDER_BASELINE"] ?? "1caa5f3",
+        stores: (process.env["BENCH_ORDER_STORES"] ?? "embedded,ferretdb").split(","),
+        connections: Number(process.env["BENCH_ORDER_CONNECTIONS"] ?? 16),
+        seconds: Number(process.env["BENCH_ORDER_SLICE"] ?? 3),
+        rounds: Number(process.env["BENCH_ORDER_ROUNDS"] ?? 6),
+        admin,
+        profileDir: process.env["BENCH_ORDER_PROFILES"],
       })),
     );
   }

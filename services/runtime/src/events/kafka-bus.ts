@@ -511,18 +511,27 @@ class KafkaSubscription {
     const { topic, partition, messages } = payload.batch;
     const { maxRecords } = this.#parts;
     if (this.#waitsToFill(payload)) return;
-    for (let start = 0; start < messages.length; start += maxRecords) {
-      if (this.#controller.signal.aborted || !payload.isRunning() || payload.isStale()) return;
-      const chunk = messages.slice(start, start + maxRecords);
-      const outcome = await this.#deliver(topic, partition, chunk, payload);
-      if (outcome === "failed") this.#pauseFor(payload, this.#parts.redeliveryDelayMs);
-      if (outcome !== "handled") return;
-      const last = chunk[chunk.length - 1]?.offset ?? payload.batch.lastOffset();
-      payload.resolveOffset(last);
-      const next = (BigInt(last) + 1n).toString();
-      await payload.commitOffsetsIfNecessary({
-        topics: [{ topic, partitions: [{ partition, offset: next }] }],
-      });
+    // One commit for what the fetch brought, not one per record: a crash before it redelivers
+    // records already handled, which consumers are built for (idempotent by event id).
+    let handledUpTo: string | undefined;
+    try {
+      for (let start = 0; start < messages.length; start += maxRecords) {
+        if (this.#controller.signal.aborted || !payload.isRunning() || payload.isStale()) return;
+        const chunk = messages.slice(start, start + maxRecords);
+        const outcome = await this.#deliver(topic, partition, chunk, payload);
+        if (outcome === "failed") this.#pauseFor(payload, this.#parts.redeliveryDelayMs);
+        if (outcome !== "handled") return;
+        handledUpTo = chunk[chunk.length - 1]?.offset ?? payload.batch.lastOffset();
+        payload.resolveOffset(handledUpTo);
+      }
+    } finally {
+      // Also on the way out (closing, a failed chunk): what was handled is acknowledged.
+      if (handledUpTo !== undefined && !payload.isStale()) {
+        const next = (BigInt(handledUpTo) + 1n).toString();
+        await payload.commitOffsetsIfNecessary({
+          topics: [{ topic, partitions: [{ partition, offset: next }] }],
+        });
+      }
     }
   }
 

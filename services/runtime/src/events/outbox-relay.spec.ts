@@ -19,7 +19,12 @@ import type {
 import { createEventFactory } from "./event-factory.js";
 import type { EventLogger } from "./event-logger.js";
 import type { OutboxCarrier, OutboxEntry } from "./outbox.js";
-import { createOutboxRelay, type OutboxRelay, type OutboxRelayOptions } from "./outbox-relay.js";
+import {
+  createOutboxRelay,
+  maxAnnouncedDocuments,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+} from "./outbox-relay.js";
 
 /** An aggregate that carries its events (the order service's shape, reduced). */
 interface OrderDocument extends OutboxCarrier {
@@ -345,5 +350,103 @@ describe("createOutboxRelay", () => {
     await until(() => delivered.length === 1, "the delivery by the second relay");
     expect(delivered).to.deep.equal([event]);
     expect(await orders.get("o-1")).to.deep.equal({ ...order("o-1", []), _v: 2 });
+  });
+  describe("documents announced by their writes (ADR 0095)", () => {
+    /** `orders`, counting the searches (`find`) and reads by id (`get`) the relay makes. */
+    function counted(): { collection: Collection<OrderDocument>; finds: number; gets: number } {
+      const counts = { finds: 0, gets: 0 };
+      const collection = new Proxy(orders, {
+        get(target, property, receiver) {
+          if (property === "get") counts.gets += 1;
+          if (property === "find") counts.finds += 1;
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === "function"
+            ? (value as (...args: unknown[]) => unknown).bind(target)
+            : value;
+        },
+      });
+      return Object.assign(counts, { collection });
+    }
+
+    it("publishes an announced document without searching or reading it", async () => {
+      const watched = counted();
+      const running = relay({ collections: [watched.collection] });
+      await running.drain();
+      const findsAtRest = watched.finds;
+      const event = placed("o-1");
+      const doc = order("o-1", [event]);
+      await orders.insert(doc);
+      running.written(watched.collection, doc);
+      await until(() => delivered.length === 1, "the announced event");
+      await until(async () => (await orders.get("o-1"))?.outboxPending === false, "the outbox to empty");
+
+      expect(delivered).to.deep.equal([event]);
+      expect(watched.finds).to.equal(findsAtRest);
+      expect(watched.gets).to.equal(0);
+      expect(await orders.get("o-1")).to.deep.equal({ ...order("o-1", []), _v: 2 });
+    });
+
+    it("reads back a document announced by id (its write's answer was lost), publishing the newest content", async () => {
+      const watched = counted();
+      const running = relay({ collections: [watched.collection] });
+      await running.drain();
+      const findsAtRest = watched.finds;
+      const first = placed("o-1");
+      const later = statusUpdated("o-1", "CONFIRMED");
+      await orders.insert({ ...order("o-1", [first, later], "CONFIRMED"), _v: 2 });
+      // The older content is announced too: the id wins, and the read finds both events.
+      running.written(watched.collection, order("o-1", [first]));
+      running.written(watched.collection, "o-1");
+      await until(() => delivered.length === 2, "both events");
+
+      expect(ids(delivered)).to.deep.equal([first.id, later.id]);
+      expect(watched.finds).to.equal(findsAtRest);
+      expect(watched.gets).to.be.at.least(1);
+      await until(async () => (await orders.get("o-1"))?.outboxPending === false, "the outbox to empty");
+    });
+
+    it("keeps the newest announced version of a document", async () => {
+      const watched = counted();
+      const running = relay({ collections: [watched.collection] });
+      await running.drain();
+      bus.hold();
+      // A pass is busy publishing something else while o-1 is announced twice.
+      const other = placed("o-0");
+      await orders.insert(order("o-0", [other]));
+      running.written(watched.collection, order("o-0", [other]));
+      await until(() => bus.calls === 1, "the first publish to start");
+      const first = placed("o-1");
+      const later = statusUpdated("o-1", "CONFIRMED");
+      const newest = { ...order("o-1", [first, later], "CONFIRMED"), _v: 2 };
+      await orders.insert(newest);
+      running.written(watched.collection, newest);
+      running.written(watched.collection, order("o-1", [first]));
+      bus.release();
+      await until(() => delivered.length === 3, "three deliveries");
+
+      expect(ids(delivered)).to.deep.equal([other.id, first.id, later.id]);
+      expect(watched.gets).to.equal(0);
+    });
+
+    it("searches instead when more documents are announced than it keeps, losing none", async () => {
+      const watched = counted();
+      const running = relay({ collections: [watched.collection], batchSize: 100 });
+      await running.drain();
+      const findsAtRest = watched.finds;
+      bus.down = true;
+      const count = maxAnnouncedDocuments + 5;
+      for (let n = 0; n < count; n += 1) {
+        const doc = order(`o-${String(n).padStart(5, "0")}`, [placed(`o-${n}`)]);
+        await orders.insert(doc);
+        running.written(watched.collection, doc);
+      }
+      bus.down = false;
+      await running.drain();
+      await until(() => delivered.length === count, `${count} deliveries`);
+
+      expect(new Set(ids(delivered)).size).to.equal(count);
+      expect(watched.finds).to.be.above(findsAtRest);
+      expect(await orders.count({ outboxPending: true })).to.equal(0);
+    });
   });
 });

@@ -22,8 +22,11 @@ export interface RecordedChange<T extends OutboxCarrier> {
 
 /** What a recorded collection needs from the service's outbox. */
 export interface OutboxHooks {
-  /** Wakes the relay: events were (or may have been) written. */
-  readonly written: () => void;
+  /**
+   * Wakes the relay: this document was stored with events pending (its stored content), or may
+   * have been (its id: the write's answer was lost).
+   */
+  readonly written: (written: OutboxCarrier | OutboxCarrier["_id"]) => void;
   /** Stores events that no longer have a document (see `delete`). */
   readonly handOver: (entries: readonly OutboxEntry[], signal?: AbortSignal) => Promise<void>;
 }
@@ -77,10 +80,10 @@ export function createRecordedCollection<T extends OutboxCarrier>(
         await collection.insert(stored, signal);
       } catch (error) {
         // An insert whose answer was lost may have landed; a duplicate key did not.
-        if (events.length > 0 && !(error instanceof DuplicateKeyError)) hooks.written();
+        if (events.length > 0 && !(error instanceof DuplicateKeyError)) hooks.written(stored._id);
         throw error;
       }
-      if (events.length > 0) hooks.written();
+      if (events.length > 0) hooks.written(stored);
       return stored;
     },
 
@@ -104,10 +107,10 @@ export function createRecordedCollection<T extends OutboxCarrier>(
       } catch (error) {
         // A swap whose answer was lost may have landed, as with `insert`: the relay looks now,
         // not at its safety poll.
-        if (decided.events > 0) hooks.written();
+        if (decided.events > 0) hooks.written(id);
         throw error;
       }
-      if (outcome?.changed === true && decided.events > 0) hooks.written();
+      if (outcome?.changed === true && decided.events > 0) hooks.written(outcome.doc);
       return outcome;
     },
 

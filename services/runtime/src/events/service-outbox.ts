@@ -58,7 +58,11 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
   let relay: OutboxRelay | undefined;
   let stopObserving: (() => void) | undefined;
 
-  const written = (): void => relay?.kick();
+  /** Tells the relay what a recorded write to `collection` stored (or may have). */
+  const writtenTo =
+    (collection: Collection<OutboxCarrier>) =>
+    (written: OutboxCarrier | OutboxCarrier["_id"]): void =>
+      relay?.written(collection, written);
 
   function carriers(): Collection<EventCarrierDocument> {
     if (options.carriers === undefined) throw new Error("this service's outbox has no carrier collection");
@@ -66,11 +70,16 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
   }
 
   async function insertCarrier(_id: string, outbox: readonly OutboxEntry[], signal?: AbortSignal) {
+    const collection = carriers();
+    const carrier: EventCarrierDocument = { _id, _v: 1, outbox, outboxPending: true, outboxOnly: true };
     try {
-      await carriers().insert({ _id, _v: 1, outbox, outboxPending: true, outboxOnly: true }, signal);
-    } finally {
-      written();
+      await collection.insert(carrier, signal);
+    } catch (error) {
+      // A duplicate key was handed over before; any other failure may have landed.
+      if (!(error instanceof DuplicateKeyError)) writtenTo(collection)(_id);
+      throw error;
     }
+    writtenTo(collection)(carrier);
   }
 
   async function handOver(entries: readonly OutboxEntry[], signal?: AbortSignal): Promise<void> {
@@ -87,7 +96,7 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
     track<T extends OutboxCarrier>(collection: Collection<T>) {
       if (relay !== undefined) throw new Error("collections must be tracked before the outbox starts");
       collections.push(collection);
-      return createRecordedCollection(collection, { written, handOver });
+      return createRecordedCollection(collection, { written: writtenTo(collection), handOver });
     },
 
     async record(events, signal) {
