@@ -19,6 +19,7 @@ describe("createStockLedger", () => {
       // The relay is not running here: count its wake-ups instead.
       entries: createRecordedCollection(collections.stockEntries, {
         written: () => (written += 1),
+        deleted: () => undefined,
         handOver: () => Promise.reject(new Error("ledger entries are never deleted")),
       }),
       events: createEventFactory("/commerce/product"),

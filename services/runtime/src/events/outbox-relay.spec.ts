@@ -428,6 +428,31 @@ describe("createOutboxRelay", () => {
       expect(watched.gets).to.equal(0);
     });
 
+    it("drops the announcement of a deleted document, whose events a carrier publishes once", async () => {
+      const watched = counted();
+      const running = relay({ collections: [watched.collection, logins] });
+      await running.drain();
+      bus.hold();
+      const other = placed("o-0");
+      await orders.insert(order("o-0", [other]));
+      running.written(watched.collection, order("o-0", [other]));
+      await until(() => bus.calls === 1, "the first publish to start");
+      // Meanwhile o-1 is written, then deleted, its pending event handed to a carrier.
+      const event = placed("o-1");
+      running.written(watched.collection, order("o-1", [event]));
+      const carrier = { _id: "handover-1", _v: 1, outbox: [event], outboxPending: true, outboxOnly: true };
+      await logins.insert(carrier);
+      running.written(logins, carrier);
+      running.deleted(watched.collection, "o-1");
+      bus.release();
+      await running.drain();
+      await until(() => delivered.length === 2, "two deliveries");
+      await delay(100); // a second publication of o-1's event, had there been one
+
+      expect(ids(delivered)).to.deep.equal([other.id, event.id]);
+      expect(await logins.get("handover-1")).to.equal(undefined);
+    });
+
     it("searches instead when more documents are announced than it keeps, losing none", async () => {
       const watched = counted();
       const running = relay({ collections: [watched.collection], batchSize: 100 });

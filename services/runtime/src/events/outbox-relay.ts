@@ -64,6 +64,11 @@ export interface OutboxRelay {
    */
   written(collection: Collection<OutboxCarrier>, written: OutboxCarrier | OutboxCarrier["_id"]): void;
   /**
+   * Document `id` of `collection` was deleted, its pending events handed over to a document of
+   * their own (announced in turn): an announcement of it not yet taken is dropped.
+   */
+  deleted(collection: Collection<OutboxCarrier>, id: OutboxCarrier["_id"]): void;
+  /**
    * Runs a pass that searches every collection as soon as the current one (if any) ends,
    * instead of waiting for the poll: for events written without telling the relay.
    */
@@ -198,17 +203,21 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return picked;
   }
 
+  /** Drops the announcement of document `id`, if one waits. */
+  function drop(collection: Collection<OutboxCarrier>, id: OutboxCarrier["_id"]): void {
+    const docs = announced.get(collection);
+    if (docs?.delete(id) !== true) return;
+    announcedCount -= 1;
+    if (docs.size === 0) announced.delete(collection);
+  }
+
   /**
    * `doc` was published and settled: an announcement of it that is no newer (the write that
    * stored it reporting after a search found it) has nothing left to publish.
    */
   function forget(collection: Collection<OutboxCarrier>, doc: OutboxCarrier): void {
-    const docs = announced.get(collection);
-    const known = docs?.get(doc._id);
-    if (docs === undefined || known === undefined || known._v > doc._v) return;
-    docs.delete(doc._id);
-    announcedCount -= 1;
-    if (docs.size === 0) announced.delete(collection);
+    const known = announced.get(collection)?.get(doc._id);
+    if (known !== undefined && known._v <= doc._v) drop(collection, doc._id);
   }
 
   /** Up to `batchSize` documents with `outboxPending`, across the collections. */
@@ -324,6 +333,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       announce(collection, written);
       task.wake();
     },
+    deleted: drop,
     kick,
     async stop() {
       running = false;

@@ -27,6 +27,11 @@ export interface OutboxHooks {
    * have been (its id: the write's answer was lost).
    */
   readonly written: (written: OutboxCarrier | OutboxCarrier["_id"]) => void;
+  /**
+   * The document is gone, its pending events handed over (see `delete`): an announcement of it
+   * is void, or the relay would publish them a second time from the document it was handed.
+   */
+  readonly deleted: (id: OutboxCarrier["_id"]) => void;
   /** Stores events that no longer have a document (see `delete`). */
   readonly handOver: (entries: readonly OutboxEntry[], signal?: AbortSignal) => Promise<void>;
 }
@@ -118,7 +123,9 @@ export function createRecordedCollection<T extends OutboxCarrier>(
       const current = await collection.get(id, signal);
       if (current === undefined) return false;
       if (current.outbox.length > 0) await hooks.handOver(current.outbox, signal);
-      return collection.delete(id, signal);
+      const deleted = await collection.delete(id, signal);
+      hooks.deleted(id);
+      return deleted;
     },
   };
 }

@@ -96,7 +96,11 @@ export function createServiceOutbox(options: ServiceOutboxOptions): ServiceOutbo
     track<T extends OutboxCarrier>(collection: Collection<T>) {
       if (relay !== undefined) throw new Error("collections must be tracked before the outbox starts");
       collections.push(collection);
-      return createRecordedCollection(collection, { written: writtenTo(collection), handOver });
+      return createRecordedCollection(collection, {
+        written: writtenTo(collection),
+        deleted: (id) => relay?.deleted(collection, id),
+        handOver,
+      });
     },
 
     async record(events, signal) {

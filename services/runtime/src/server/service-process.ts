@@ -8,7 +8,6 @@
  */
 import type { DescService } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import { EnvReader, type Env } from "../config/env-reader.js";
 import type { ServiceProcessName, Setting } from "../config/setting.js";
 import { readInfraSettings, readProcessSettings, type ProcessSettings } from "../config/process-settings.js";
@@ -26,6 +25,7 @@ import { serverTelemetryByService } from "../telemetry/rpc-server-spans.js";
 import { startTelemetry } from "../telemetry/telemetry.js";
 import { readTelemetrySettings } from "../telemetry/telemetry-settings.js";
 import { systemClock } from "../time/wall-clock.js";
+import { createGrpcPeerTransport } from "../transport/grpc-peer-transport.js";
 import { withCredential } from "../transport/credential-transport.js";
 import { createRoutingTransport } from "../transport/routing-transport.js";
 import { runProcess, shutdownGraceMs } from "./run-process.js";
@@ -101,7 +101,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
 
   const byService = new Map<string, Transport>();
   for (const { peer, url } of peerUrls) {
-    const transport = createGrpcTransport({ baseUrl: url, defaultTimeoutMs: peerCallTimeoutMs });
+    const transport = createGrpcPeerTransport({ baseUrl: url, defaultTimeoutMs: peerCallTimeoutMs });
     for (const service of peer.services) byService.set(service.typeName, transport);
   }
   const store = await stores.open(`commerce_${spec.name}`);

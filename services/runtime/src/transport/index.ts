@@ -4,5 +4,6 @@
  */
 export * from "./credential-transport.js";
 export * from "./deadline-sweeper.js";
+export * from "./grpc-peer-transport.js";
 export * from "./lazy-transport.js";
 export * from "./routing-transport.js";
