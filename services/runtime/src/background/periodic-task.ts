@@ -19,7 +19,6 @@
  * Pauses do not keep the process alive; the service's server does, and stops the task on
  * shutdown.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import type { EventLogger } from "../events/event-logger.js";
 import { backoffPauseMs, checkBackoff, type Backoff } from "../resilience/backoff.js";
 
@@ -106,13 +105,20 @@ export function createPeriodicTask(options: PeriodicTaskOptions): PeriodicTask {
     while (!signal.aborted && !(wakeable && woken)) {
       const left = pauseEndsAt - performance.now();
       if (left <= 0) break;
-      const interrupted = new AbortController();
-      if (wakeable) interruptPause = () => interrupted.abort();
-      await delay(left, undefined, {
-        signal: AbortSignal.any([signal, interrupted.signal]),
-        ref: false,
-      }).catch(() => undefined);
-      interruptPause = undefined;
+      // A timer and a function that ends the wait: a wake-up is a call, not an aborted signal
+      // (aborting makes an error object, and every recorded write wakes the relay).
+      await new Promise<void>((resolve) => {
+        const end = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", end);
+          if (interruptPause === end) interruptPause = undefined;
+          resolve();
+        };
+        const timer = setTimeout(end, left);
+        timer.unref();
+        signal.addEventListener("abort", end, { once: true });
+        if (wakeable) interruptPause = end;
+      });
     }
   }
 
