@@ -115,19 +115,25 @@ export function createReservations(deps: ReservationsDeps): Reservations {
   const { reservations, products, ledger } = deps;
   const settleWaitMs = deps.settleWaitMs ?? 10_000;
 
-  /** Moves the reservation from one of `from` to `to`; false when it is in another state. */
+  /**
+   * Moves the reservation from one of `from` to `to`; false when it is in another state. `known`:
+   * its content as this call last wrote it, tried first instead of reading it (a stale one only
+   * costs the read after all).
+   */
   async function transition(
     orderId: string,
     from: readonly ReservationState[],
     to: ReservationState,
     extra: Partial<Pick<ReservationDocument, "shortProductId" | "missingProductId" | "releasedFrom">>,
     signal: AbortSignal | undefined,
+    known?: ReservationDocument,
   ): Promise<boolean> {
     const outcome = await changeDocument(
       reservations,
       orderId,
       (current) => (from.includes(current.state) ? { ...current, ...extra, state: to } : unchanged),
       signal,
+      known,
     );
     return outcome?.changed === true;
   }
@@ -233,7 +239,7 @@ export function createReservations(deps: ReservationsDeps): Reservations {
       }
       taken.push(line);
     }
-    if (await transition(orderId, ["PENDING"], "HELD", {}, signal)) return { reserved: true };
+    if (await transition(orderId, ["PENDING"], "HELD", {}, signal, reservation)) return { reserved: true };
     // The sweeper gave this reservation up while it was being made (slower than the TTL):
     // return what this call took; the sweeper's release may have missed it.
     await giveBack(orderId, taken, "all", signal);

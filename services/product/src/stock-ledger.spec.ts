@@ -68,6 +68,49 @@ describe("createStockLedger", () => {
     expect(await ledger.balance("unknown")).to.equal(0);
   });
 
+  it("builds on the entry it remembers, and on the current one when another process appended since", async () => {
+    const here = freshLedger();
+    const there = freshLedger();
+    await here.append({ productId: "p", key: "initial:p", reason: "INITIAL", amount: { setTo: 1 } });
+    const take = (order: string, delta: number) =>
+      here.append({ productId: "p", key: `reserve:${order}:p`, reason: "ORDER_RESERVED", amount: { delta } });
+    // `here` remembers balance 1; another process restocks to 11 meanwhile.
+    await there.append({ productId: "p", key: "admin:1", reason: "ADMIN_UPDATE", amount: { delta: 10 } });
+    // Short by what `here` remembers, not by the current balance: taken, from 11.
+    const taken = await take("o1", -5);
+    expect(taken.kind === "applied" && taken.entry).to.include({ seq: 3, balance: 6 });
+    // Another restock elsewhere: `here` remembers seq 3, the next number is taken, it reads on.
+    await there.append({ productId: "p", key: "admin:2", reason: "ADMIN_UPDATE", amount: { delta: 4 } });
+    const next = await take("o2", -10);
+    expect(next.kind === "applied" && next.entry).to.include({ seq: 5, balance: 0 });
+    expect(await take("o3", -1)).to.deep.equal({ kind: "insufficient", balance: 0 });
+    // Enough by what `here` remembers, but the number after it is taken: the insert collides, and
+    // the next try builds on the current entry.
+    await here.append({ productId: "p", key: "admin:3", reason: "ADMIN_UPDATE", amount: { delta: 10 } });
+    await there.append({
+      productId: "p",
+      key: "reserve:x:p",
+      reason: "ORDER_RESERVED",
+      amount: { delta: -2 },
+    });
+    const collided = await take("o4", -1);
+    expect(collided.kind === "applied" && collided.entry).to.include({ seq: 8, balance: 7 });
+    const entries = await collections.stockEntries.find(
+      { productId: "p" },
+      { sort: [{ field: "seq", direction: 1 }] },
+    );
+    expect(entries.map((e) => [e.seq, e.delta, e.balance])).to.deep.equal([
+      [1, 1, 1],
+      [2, 10, 11],
+      [3, -5, 6],
+      [4, 4, 10],
+      [5, -10, 0],
+      [6, 10, 10],
+      [7, -2, 8],
+      [8, -1, 7],
+    ]);
+  });
+
   it("refuses a change below zero and records nothing", async () => {
     const ledger = freshLedger();
     await ledger.append({ productId: "p", key: "initial:p", reason: "INITIAL", amount: { setTo: 1 } });

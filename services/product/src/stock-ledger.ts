@@ -188,11 +188,26 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
   // still collide, and the unique `_id` settles that exactly as before.
   const perProduct = createKeyedQueue();
 
-  /** One try at the next sequence number; throws `seqTaken` when another writer got it. */
-  async function tryAppend(change: StockChange, signal: AbortSignal | undefined): Promise<AppendOutcome> {
-    const last = await head(change.productId, signal);
+  /**
+   * One try at the next sequence number; throws `seqTaken` when another writer got it. The first
+   * try of an append builds on the newest entry this process knows, without reading whether a
+   * newer one exists: the insert of the next sequence number is that check (it fails when the
+   * number is taken, and the next try reads the head). A known entry is one that was read or
+   * written, and entries never change their balance, so this is the same as having just read it.
+   * Only a decision that writes nothing (refused, unchanged) is taken on the head read afresh.
+   */
+  async function tryAppend(
+    change: StockChange,
+    signal: AbortSignal | undefined,
+    firstTry: boolean,
+  ): Promise<AppendOutcome> {
+    const known = firstTry ? knownHeads.get(change.productId) : undefined;
+    const last = known ?? (await head(change.productId, signal));
     const balance = last?.balance ?? 0;
     const delta = "delta" in change.amount ? change.amount.delta : change.amount.setTo - balance;
+    if (known !== undefined && (balance + delta < 0 || (delta === 0 && change.reason !== "INITIAL"))) {
+      return tryAppend(change, signal, false);
+    }
     if (delta === 0 && change.reason !== "INITIAL") {
       const existing = await entry(change.key, signal);
       return existing ? { kind: "already_applied", entry: existing } : { kind: "unchanged", balance };
@@ -231,7 +246,7 @@ export function createStockLedger(deps: StockLedgerDeps): StockLedger {
 
   async function appendOnce(change: StockChange, signal: AbortSignal | undefined): Promise<AppendOutcome> {
     try {
-      return await retry(() => tryAppend(change, signal), {
+      return await retry((attempt) => tryAppend(change, signal, attempt === 1), {
         maxAttempts,
         backoff: contentionBackoff,
         retryable: (error) => error === seqTaken,
