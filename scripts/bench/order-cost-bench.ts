@@ -22,6 +22,7 @@ import { createLogger } from "@commerce/runtime/logging";
 import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { startFerretDb } from "../infra/ferretdb.js";
+import { benchFerretDbLookups } from "./ferretdb-lookups.js";
 import { startKafka } from "../infra/kafka.js";
 import { jsonOk } from "../testing/loopback-json.js";
 import { summarizeCpuProfile, type ProfileWindow } from "./cpu-profile-summary.js";
@@ -267,6 +268,8 @@ export async function benchOrderCost(options: OrderCostOptions): Promise<string[
     `an order through the topology: before ${options.baseline} (${baseline.commit.slice(0, 12)})${baseline.lockfileDiffers ? ", on the working tree's dependencies (its lockfile differs)" : ""}; after: the working tree; ${options.rounds} interleaved rounds of ${options.seconds} s`,
   ];
   for (const store of options.stores) lines.push(...(await benchStore(store, revisions, options, log)));
+  // What holds the FerretDB figures back: its reads by id, as the collections grow.
+  if (options.stores.includes("ferretdb")) lines.push(...(await benchFerretDbLookups(options.scratch)));
   lines.push(
     "  targets: at most 1,500 µs of CPU per order in all processes on embedded stores, 10 ms on FerretDB; on FerretDB at least 5× the orders per second of before",
   );
