@@ -31,7 +31,7 @@ import { childProcesses, processesCpu, type CpuClock } from "./load.js";
 import { orderLoad, type Seeded } from "./order-bench.js";
 import { untilKafkaQuiet } from "./kafka-quiescence.js";
 import { registerBuyers, seedProducts } from "./seeding.js";
-import { beforeAndAfter, processName, type Revision } from "./topology-revisions.js";
+import { beforeAndAfter, groupByProcess, profiledTelemetry, type Revision } from "./topology-revisions.js";
 
 export interface OrderCostOptions {
   readonly scratch: string;
@@ -107,10 +107,7 @@ async function deploy(
       settings: { ADMIN_EMAIL: options.admin.email, ADMIN_PASSWORD: options.admin.password },
       services: ["auth", "user", "product", "order", "notification"],
       logLevel: "warn",
-      // The one set of variables both revisions hand every service as given.
-      ...(profileDir === undefined
-        ? {}
-        : { telemetry: { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${profileDir}` } }),
+      ...profiledTelemetry(profileDir),
     });
   } catch (error) {
     await stopStores();
@@ -125,13 +122,9 @@ async function deploy(
   };
   try {
     const started = childProcesses().filter((pid) => !before.has(pid));
-    const named = new Map<string, number[]>();
-    for (const pid of started) {
-      const name = processName(pid);
-      // Kafka and FerretDB were started before; a process the cluster started that is neither
-      // Envoy nor a service (a launcher's shell) is counted under its pid.
-      named.set(name, [...(named.get(name) ?? []), pid]);
-    }
+    // Kafka and FerretDB were started before; a process the cluster started that is neither
+    // Envoy nor a service (a launcher's shell) is counted under its pid.
+    const named = groupByProcess(started);
     const watcher = await createKafkaBus({
       brokers: kafka.brokers.split(","),
       clientId: "order-cost-bench",

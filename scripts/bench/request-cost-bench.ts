@@ -21,7 +21,7 @@ import { summarizeCpuProfile, type ProfileWindow } from "./cpu-profile-summary.j
 import { createProductAtService } from "./service-product.js";
 import { interleaved, type Tally } from "./interleaved-load.js";
 import { childProcesses, loadRun, processesCpu, warmUpSeconds, type CpuClock } from "./load.js";
-import { beforeAndAfter, processName, type Revision } from "./topology-revisions.js";
+import { beforeAndAfter, groupByProcess, profiledTelemetry, type Revision } from "./topology-revisions.js";
 
 export interface RequestCostOptions {
   readonly scratch: string;
@@ -64,18 +64,11 @@ async function deploy(
     ...secrets,
     services: ["product", "order"],
     logLevel: "warn",
-    // The one set of variables both revisions hand every service as given.
-    ...(profileDir === undefined
-      ? {}
-      : { telemetry: { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${profileDir}` } }),
+    ...profiledTelemetry(profileDir),
   });
   try {
     const started = childProcesses().filter((pid) => !before.has(pid));
-    const named = new Map<string, number[]>();
-    for (const pid of started) {
-      const name = processName(pid);
-      named.set(name, [...(named.get(name) ?? []), pid]);
-    }
+    const named = groupByProcess(started);
     const productUrl = cluster.urlsOf("product")[0] ?? "";
     const productId = await createProductAtService(productUrl, secrets.edgeSecret, "Request cost product");
     const readUrl = `${cluster.baseUrl}/api/products/${productId}`;

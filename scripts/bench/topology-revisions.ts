@@ -44,3 +44,23 @@ export function processName(pid: number): string {
   const service = deployableServices.find((s) => args.some((arg) => arg.endsWith(`/${s.entry}`)));
   return service?.name ?? `process ${pid}`;
 }
+
+/** `pids` grouped by what each runs (the replicas of a service together). */
+export function groupByProcess(pids: readonly number[]): Map<string, number[]> {
+  const named = new Map<string, number[]>();
+  for (const pid of pids) {
+    const name = processName(pid);
+    named.set(name, [...(named.get(name) ?? []), pid]);
+  }
+  return named;
+}
+
+/**
+ * The variables that make every service of a revision write a CPU profile into `dir`, sampled
+ * every 100 µs: the one set both revisions hand their services as given. None without a `dir`.
+ */
+export function profiledTelemetry(dir: string | undefined): { telemetry?: Record<string, string> } {
+  return dir === undefined
+    ? {}
+    : { telemetry: { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${dir}` } };
+}

@@ -368,6 +368,23 @@ describe("createOutboxRelay", () => {
       return Object.assign(counts, { collection });
     }
 
+    /**
+     * Has the drained `running` relay start publishing o-0's event into the held bus: a pass in
+     * flight (`bus.release()` lets it finish). Returns the event.
+     */
+    async function busyPublishing(
+      running: OutboxRelay,
+      collection: Collection<OrderDocument>,
+    ): Promise<OutboxEntry> {
+      await running.drain();
+      bus.hold();
+      const event = placed("o-0");
+      await orders.insert(order("o-0", [event]));
+      running.written(collection, order("o-0", [event]));
+      await until(() => bus.calls === 1, "the first publish to start");
+      return event;
+    }
+
     it("publishes an announced document without searching or reading it", async () => {
       const watched = counted();
       const running = relay({ collections: [watched.collection] });
@@ -408,13 +425,8 @@ describe("createOutboxRelay", () => {
     it("keeps the newest announced version of a document", async () => {
       const watched = counted();
       const running = relay({ collections: [watched.collection] });
-      await running.drain();
-      bus.hold();
       // A pass is busy publishing something else while o-1 is announced twice.
-      const other = placed("o-0");
-      await orders.insert(order("o-0", [other]));
-      running.written(watched.collection, order("o-0", [other]));
-      await until(() => bus.calls === 1, "the first publish to start");
+      const other = await busyPublishing(running, watched.collection);
       const first = placed("o-1");
       const later = statusUpdated("o-1", "CONFIRMED");
       const newest = { ...order("o-1", [first, later], "CONFIRMED"), _v: 2 };
@@ -431,12 +443,7 @@ describe("createOutboxRelay", () => {
     it("drops the announcement of a deleted document, whose events a carrier publishes once", async () => {
       const watched = counted();
       const running = relay({ collections: [watched.collection, logins] });
-      await running.drain();
-      bus.hold();
-      const other = placed("o-0");
-      await orders.insert(order("o-0", [other]));
-      running.written(watched.collection, order("o-0", [other]));
-      await until(() => bus.calls === 1, "the first publish to start");
+      const other = await busyPublishing(running, watched.collection);
       // Meanwhile o-1 is written, then deleted, its pending event handed to a carrier.
       const event = placed("o-1");
       running.written(watched.collection, order("o-1", [event]));
