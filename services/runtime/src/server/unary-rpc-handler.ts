@@ -50,6 +50,7 @@ import {
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { getEventListeners, setMaxListeners } from "node:events";
 import type { OutgoingHttpHeaders } from "node:http";
+import { envelope, toNodeHeaders } from "../transport/grpc-wire.js";
 import { createDeadlineSweeper, type Deadline } from "../transport/deadline-sweeper.js";
 import type { ServiceRegistrar } from "../transport/in-process-transport.js";
 import { ResponseMetadata, UnaryHandlerContext } from "../transport/unary-handler-context.js";
@@ -445,22 +446,6 @@ async function unwrapEnvelope(
     throw new ConnectError("received compressed envelope, but do not know how to decompress", Code.Internal);
   }
   return compression.decompress(data, readMaxBytes);
-}
-
-function envelope(flags: number, data: Uint8Array): Uint8Array {
-  const out = Buffer.allocUnsafe(5 + data.byteLength);
-  out.writeUInt8(flags, 0);
-  out.writeUInt32BE(data.byteLength, 1);
-  out.set(data, 5);
-  return out;
-}
-
-function toNodeHeaders(headers: Headers): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  headers.forEach((value, key) => {
-    out[key] = value;
-  });
-  return out;
 }
 
 /** The headers a handler or interceptor set, as Node's object; an empty one when none were. */

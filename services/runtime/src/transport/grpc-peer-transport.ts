@@ -33,6 +33,7 @@ import {
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { createDeadlineSweeper, type Deadline } from "./deadline-sweeper.js";
+import { envelope, toNodeHeaders } from "./grpc-wire.js";
 import { createLazyHeaders } from "./lazy-headers.js";
 
 export interface GrpcPeerTransportOptions {
@@ -105,13 +106,9 @@ function requestHeaders(path: string, timeoutMs: number, header: HeadersInit): O
     te: "trailers",
     "grpc-timeout": `${Math.max(1, Math.ceil(timeoutMs))}m`,
   };
-  if (header !== undefined) {
-    const given = header instanceof Headers ? header : new Headers(header);
-    given.forEach((value, key) => {
-      headers[key] = value;
-    });
-  }
-  return headers;
+  return header === undefined
+    ? headers
+    : toNodeHeaders(header instanceof Headers ? header : new Headers(header), headers);
 }
 
 /** One unary call: the stream, what came back so far, and how it ends. */
@@ -265,11 +262,7 @@ export function createGrpcPeerTransport(options: GrpcPeerTransportOptions): Tran
         if (signal?.aborted === true) throw ConnectError.from(signal.reason, Code.Canceled);
         const timeout = timeoutMs ?? defaultTimeoutMs;
         const message = isMessage(input, call.input) ? input : create(call.input, input);
-        const body = toBinary(call.input, message);
-        const frame = Buffer.allocUnsafe(5 + body.length);
-        frame[0] = 0;
-        frame.writeUInt32BE(body.length, 1);
-        frame.set(body, 5);
+        const frame = envelope(0, toBinary(call.input, message));
         const stream = connection().request(
           requestHeaders(`/${call.parent.typeName}/${call.name}`, timeout, header as HeadersInit),
         );
