@@ -3,13 +3,14 @@
  * part can measure before and after a change in one run (the same machine, the same minutes).
  *
  * The revision's files are exported with `git archive` into `.build/baseline/<commit>` (no git
- * worktree is registered, so nothing is left behind in the repository's metadata), share the
- * working tree's installed dependencies (one link per package in `node_modules`, but its own
- * workspaces under `@commerce`, which point into the export), and are generated and built by
- * the revision's own scripts. An export that built once is reused by later runs.
+ * worktree is registered, so nothing is left behind in the repository's metadata), get their
+ * dependencies, and are generated and built by the revision's own scripts. An export that built
+ * once is reused by later runs.
  *
- * The dependencies are the working tree's: a baseline whose lockfile differs runs on packages
- * it was not written against, and the bench says so.
+ * A revision with the working tree's lockfile shares its installed packages (one link per
+ * package in `node_modules`, but its own workspaces under `@commerce`, which point into the
+ * export). One whose lockfile differs installs its own from that lockfile (`npm ci`, from npm's
+ * cache when it can), so that it runs on the packages it was written against.
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -32,8 +33,8 @@ export interface BaselineTree {
   readonly commit: string;
   /** The export's root: its `scripts/`, `services/` and built `.build/dist`. */
   readonly root: string;
-  /** True when its lockfile is not the working tree's (see above). */
-  readonly lockfileDiffers: boolean;
+  /** True when its lockfile is not the working tree's, and it runs on its own install (see above). */
+  readonly ownDependencies: boolean;
 }
 
 function git(args: readonly string[]): Buffer {
@@ -62,21 +63,27 @@ export function prepareBaselineTree(revision: string, log: (line: string) => voi
     .trim();
   const root = join(baselinesDir, commit);
   const builtStamp = join(root, ".build", "baseline-built");
-  const lockfileDiffers =
+  const ownDependencies =
     git(["show", `${commit}:package-lock.json`]).toString() !==
     readFileSync(join(repoRoot, "package-lock.json"), "utf8");
-  if (existsSync(builtStamp)) return { commit, root, lockfileDiffers };
+  if (existsSync(builtStamp)) return { commit, root, ownDependencies };
 
   log(`baseline: exporting ${revision} (${commit.slice(0, 12)}) to ${root}`);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   execFileSync("tar", ["-x", "-C", root], { input: git(["archive", commit]) });
-  linkDependencies(root);
+  if (ownDependencies) {
+    log("baseline: installing its own dependencies (its lockfile differs)");
+    execFileSync("npm", ["ci", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+  } else linkDependencies(root);
   log("baseline: generating and building it");
   execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts", "build.ts")], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],
   });
   writeFileSync(builtStamp, `${commit}\n`);
-  return { commit, root, lockfileDiffers };
+  return { commit, root, ownDependencies };
 }

@@ -340,7 +340,7 @@ export async function benchIdle(options: IdleBenchOptions): Promise<string[]> {
     revisions.flatMap((r) => columns.filter((c) => c.size === size && c.revision === r.label));
   const lines = [
     `idle topology on FerretDB + Kafka + ClickHouse, CPU as a share of one core over ${options.seconds} s at rest`,
-    `  before: ${options.baseline} (${baseline.commit.slice(0, 12)})${baseline.lockfileDiffers ? ", run on the working tree's dependencies (its lockfile differs)" : ""}; after: the working tree`,
+    `  before: ${options.baseline} (${baseline.commit.slice(0, 12)})${baseline.ownDependencies ? ", on its own dependencies (its lockfile differs)" : ""}; after: the working tree`,
     "  as seeded (20 products, 5 customers, 20 orders, a deleted account):",
     ...table(ordered("seeded")),
     `  with ${added.toLocaleString("en")} more documents (${options.documents.toLocaleString("en")} per growing collection):`,

@@ -258,7 +258,7 @@ export async function benchOrderCost(options: OrderCostOptions): Promise<string[
   };
   const { baseline, revisions } = await beforeAndAfter(options.baseline, log);
   const lines = [
-    `an order through the topology: before ${options.baseline} (${baseline.commit.slice(0, 12)})${baseline.lockfileDiffers ? ", on the working tree's dependencies (its lockfile differs)" : ""}; after: the working tree; ${options.rounds} interleaved rounds of ${options.seconds} s`,
+    `an order through the topology: before ${options.baseline} (${baseline.commit.slice(0, 12)})${baseline.ownDependencies ? ", on its own dependencies (its lockfile differs)" : ""}; after: the working tree; ${options.rounds} interleaved rounds of ${options.seconds} s`,
   ];
   for (const store of options.stores) lines.push(...(await benchStore(store, revisions, options, log)));
   // What holds the FerretDB figures back: its reads by id, as the collections grow.

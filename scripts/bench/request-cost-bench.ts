@@ -153,7 +153,7 @@ export async function benchRequestCost(options: RequestCostOptions): Promise<str
   }
   const lines = [
     `catalog read GET /api/products/{id} through Envoy (one worker) → the Product process, ${options.connections} connections`,
-    `  before: ${options.baseline} (${baseline.commit.slice(0, 12)})${baseline.lockfileDiffers ? ", on the working tree's dependencies (its lockfile differs)" : ""}; after: the working tree; ${options.rounds} interleaved rounds of ${options.seconds} s`,
+    `  before: ${options.baseline} (${baseline.commit.slice(0, 12)})${baseline.ownDependencies ? ", on its own dependencies (its lockfile differs)" : ""}; after: the working tree; ${options.rounds} interleaved rounds of ${options.seconds} s`,
     ...deployed.map((d, i) => tallyLine(d.label, tallies[i] as Tally)),
     "  target: the Product process at most 50 µs per read",
   ];

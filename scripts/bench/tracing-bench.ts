@@ -395,7 +395,7 @@ export async function benchTracing(options: TracingBenchOptions): Promise<string
       },
     });
     baselineLine = [
-      `before: ${options.baseline} (${tree.commit.slice(0, 12)})${tree.lockfileDiffers ? ", on the working tree's dependencies" : ""}; after: the working tree`,
+      `before: ${options.baseline} (${tree.commit.slice(0, 12)})${tree.ownDependencies ? ", on its own dependencies (its lockfile differs)" : ""}; after: the working tree`,
     ];
   }
   const revisionsOf = (deploy: (o: TracingBenchOptions, s: Starters) => Deploy) =>

@@ -23,13 +23,11 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from "@opentelemetry/sdk-metrics";
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
-  BasicTracerProvider,
   BatchSpanProcessor,
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
@@ -38,6 +36,8 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { Logger } from "../logging/logger.js";
+import { OtlpSpanExporter } from "./otlp-span-exporter.js";
+import { PlatformTracer } from "./platform-tracer.js";
 import { reportSdkProblems } from "./sdk-problems.js";
 import type { MetricsExportSettings, TelemetrySettings, TracesExportSettings } from "./telemetry-settings.js";
 
@@ -123,15 +123,14 @@ export function startTelemetry(settings: TelemetrySettings, options: TelemetryOp
       const resource = serviceResource(settings, serviceName, instanceId);
       let tracer = offTracer;
       if (processor !== undefined && sampler !== undefined) {
-        const provider = new BasicTracerProvider({ sampler, resource, spanProcessors: [processor] });
-        tracer = provider.getTracer(instrumentationScope);
+        tracer = new PlatformTracer({ resource, instrumentationScope, processor }, sampler);
       }
       let meter = offMeter;
       if (metrics !== undefined) {
         const reader = options.metricReader?.(serviceName) ?? periodicExport(metrics);
         const provider = new MeterProvider({ resource, readers: [reader] });
         meterProviders.push(provider);
-        meter = provider.getMeter(instrumentationScope);
+        meter = provider.getMeter(instrumentationScope.name);
       }
       const service: ServiceTelemetry = {
         enabled: processor !== undefined,
@@ -154,7 +153,7 @@ export function startTelemetry(settings: TelemetrySettings, options: TelemetryOp
 }
 
 /** The scope every tracer and meter of the platform reports under. */
-const instrumentationScope = "commerce-platform";
+const instrumentationScope = { name: "commerce-platform" };
 
 /**
  * The resource of the service `serviceName`, shared by its tracer and meter providers:
@@ -182,7 +181,7 @@ function periodicExport(metrics: MetricsExportSettings): MetricReader {
 function exportPipeline(traces: TracesExportSettings): SpanProcessor {
   const { batch } = traces;
   return new BatchSpanProcessor(
-    new OTLPTraceExporter({ url: traces.endpoint, headers: { ...traces.headers } }),
+    new OtlpSpanExporter({ url: traces.endpoint, headers: traces.headers, timeoutMs: batch.exportTimeoutMs }),
     {
       scheduledDelayMillis: batch.scheduleDelayMs,
       exportTimeoutMillis: batch.exportTimeoutMs,
