@@ -27,7 +27,9 @@ async function collector(statuses: { status: number; retryAfter?: string }[]): P
     req.on("end", () => {
       received.push({ url: req.url, headers: req.headers, body: Buffer.concat(chunks) });
       const next = statuses.shift() ?? { status: 200 };
-      res.writeHead(next.status, next.retryAfter === undefined ? {} : { "retry-after": next.retryAfter }).end();
+      res
+        .writeHead(next.status, next.retryAfter === undefined ? {} : { "retry-after": next.retryAfter })
+        .end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -69,7 +71,11 @@ const exported = (exporter: OtlpSpanExporter, spans: ReadableSpan[]) =>
 describe("OtlpSpanExporter", () => {
   it("posts the encoded batch as protobuf, with the configured headers", async () => {
     const otlp = await collector([]);
-    const exporter = new OtlpSpanExporter({ url: otlp.url, headers: { authorization: "Bearer t0ken" }, timeoutMs: 5_000 });
+    const exporter = new OtlpSpanExporter({
+      url: otlp.url,
+      headers: { authorization: "Bearer t0ken" },
+      timeoutMs: 5_000,
+    });
     try {
       const spans = someSpans();
       const result = await exported(exporter, spans);
@@ -132,7 +138,11 @@ describe("OtlpSpanExporter", () => {
   });
 
   it("refuses to export once shut down", async () => {
-    const exporter = new OtlpSpanExporter({ url: "http://127.0.0.1:9/v1/traces", headers: {}, timeoutMs: 1_000 });
+    const exporter = new OtlpSpanExporter({
+      url: "http://127.0.0.1:9/v1/traces",
+      headers: {},
+      timeoutMs: 1_000,
+    });
     await exporter.shutdown();
     const result = await exported(exporter, someSpans());
     expect(result.code).to.equal(ExportResultCode.FAILED);

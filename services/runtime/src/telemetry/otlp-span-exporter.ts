@@ -61,7 +61,10 @@ export class OtlpSpanExporter implements SpanExporter {
     const sent = this.#send(encodeTraceRequest(spans)).then(
       () => resultCallback({ code: ExportResultCode.SUCCESS }),
       (error: unknown) =>
-        resultCallback({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) }),
+        resultCallback({
+          code: ExportResultCode.FAILED,
+          error: error instanceof Error ? error : new Error(String(error)),
+        }),
     );
     this.#pending.add(sent);
     void sent.finally(() => this.#pending.delete(sent));
@@ -108,7 +111,9 @@ export class OtlpSpanExporter implements SpanExporter {
           response.on("error", (error) => resolve({ outcome: "failed", error }));
         },
       );
-      request.on("timeout", () => request.destroy(new Error(`the span export timed out after ${timeoutMs} ms`)));
+      request.on("timeout", () =>
+        request.destroy(new Error(`the span export timed out after ${timeoutMs} ms`)),
+      );
       request.on("error", (error: NodeJS.ErrnoException) =>
         resolve(
           retryableErrors.has(error.code ?? "") ? { outcome: "retry", error } : { outcome: "failed", error },

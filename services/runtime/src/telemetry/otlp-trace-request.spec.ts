@@ -1,5 +1,13 @@
 import { expect } from "chai";
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type SpanContext, type Tracer } from "@opentelemetry/api";
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type SpanContext,
+  type Tracer,
+} from "@opentelemetry/api";
 import { TraceState } from "@opentelemetry/core";
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -74,10 +82,7 @@ function recordEverything({ tracer }: Recorder): void {
     "commerce.product.v1.ProductService/GetProduct",
     {
       kind: SpanKind.CLIENT,
-      links: [
-        { context: remote, attributes: { "link.kind": "cause" } },
-        { context: root.spanContext() },
-      ],
+      links: [{ context: remote, attributes: { "link.kind": "cause" } }, { context: root.spanContext() }],
     },
     context,
   );
@@ -116,7 +121,12 @@ describe("encodeTraceRequest (OTLP ExportTraceServiceRequest in protobuf)", () =
     order.tracer.startSpan("o1").end();
     other.tracer.startSpan("s1").end();
     product.tracer.startSpan("p2").end();
-    const spans = [...product.ended().slice(0, 1), ...order.ended(), ...other.ended(), ...product.ended().slice(1)];
+    const spans = [
+      ...product.ended().slice(0, 1),
+      ...order.ended(),
+      ...other.ended(),
+      ...product.ended().slice(1),
+    ];
     expect(spans.map((span) => span.name)).to.deep.equal(["p1", "o1", "s1", "p2"]);
     expect(Buffer.from(encodeTraceRequest(spans))).to.deep.equal(reference(spans));
   });

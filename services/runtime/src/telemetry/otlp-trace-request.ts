@@ -65,13 +65,14 @@ export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {
 }
 
 /** The spans by resource, then by scope, each in the order first met. */
-function grouped(
-  spans: readonly ReadableSpan[],
-): Map<Resource, Map<InstrumentationScope, ReadableSpan[]>> {
+function grouped(spans: readonly ReadableSpan[]): Map<Resource, Map<InstrumentationScope, ReadableSpan[]>> {
   const byResource = new Map<Resource, Map<InstrumentationScope, ReadableSpan[]>>();
   for (const span of spans) {
     let byScope = byResource.get(span.resource);
-    if (byScope === undefined) byResource.set(span.resource, (byScope = new Map()));
+    if (byScope === undefined) {
+      byScope = new Map<InstrumentationScope, ReadableSpan[]>();
+      byResource.set(span.resource, byScope);
+    }
     const scoped = byScope.get(span.instrumentationScope);
     if (scoped === undefined) byScope.set(span.instrumentationScope, [span]);
     else scoped.push(span);

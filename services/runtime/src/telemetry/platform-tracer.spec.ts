@@ -1,18 +1,12 @@
 import { expect } from "chai";
-import {
-  ROOT_CONTEXT,
-  SamplingDecision,
-  SpanKind,
-  trace,
-  TraceFlags,
-  type SpanContext,
-} from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, trace, TraceFlags, type SpanContext } from "@opentelemetry/api";
 import { TraceState } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
   ParentBasedSampler,
+  SamplingDecision,
   type ReadableSpan,
   type Sampler,
   type SpanProcessor,
@@ -50,11 +44,18 @@ const remote: SpanContext = {
 describe("PlatformTracer", () => {
   it("leaves out what the sampler leaves out: a non-recording span with fresh ids and no flag, nothing ended", () => {
     const { tracer, ended } = tracerWith(new ParentBasedSampler({ root: new AlwaysOffSampler() }));
-    const span = tracer.startSpan("GET", { kind: SpanKind.SERVER, attributes: { "http.request.method": "GET" } });
+    const span = tracer.startSpan("GET", {
+      kind: SpanKind.SERVER,
+      attributes: { "http.request.method": "GET" },
+    });
     const context = span.spanContext();
     expect(span.isRecording()).to.equal(false);
-    expect(context.traceId).to.match(/^[0-9a-f]{32}$/).and.not.match(/^0+$/);
-    expect(context.spanId).to.match(/^[0-9a-f]{16}$/).and.not.match(/^0+$/);
+    expect(context.traceId)
+      .to.match(/^[0-9a-f]{32}$/)
+      .and.not.match(/^0+$/);
+    expect(context.spanId)
+      .to.match(/^[0-9a-f]{16}$/)
+      .and.not.match(/^0+$/);
     expect(context.traceFlags).to.equal(TraceFlags.NONE);
     // Its child is left out too, in the same trace.
     const child = tracer.startSpan("child", {}, trace.setSpan(ROOT_CONTEXT, span));
@@ -67,7 +68,11 @@ describe("PlatformTracer", () => {
 
   it("continues a remote sampled parent: its trace, its state, the parent named, sampled", () => {
     const { tracer, ended } = tracerWith(new ParentBasedSampler({ root: new AlwaysOffSampler() }));
-    const span = tracer.startSpan("consume", { kind: SpanKind.CONSUMER }, trace.setSpanContext(ROOT_CONTEXT, remote));
+    const span = tracer.startSpan(
+      "consume",
+      { kind: SpanKind.CONSUMER },
+      trace.setSpanContext(ROOT_CONTEXT, remote),
+    );
     span.end();
     const [recorded] = ended();
     expect(recorded?.spanContext().traceId).to.equal(remote.traceId);

@@ -9,7 +9,6 @@
  */
 import {
   context as apiContext,
-  SamplingDecision,
   SpanKind,
   trace,
   TraceFlags,
@@ -19,7 +18,7 @@ import {
   type SpanOptions,
   type Tracer,
 } from "@opentelemetry/api";
-import { RandomIdGenerator, type Sampler } from "@opentelemetry/sdk-trace-base";
+import { RandomIdGenerator, SamplingDecision, type Sampler } from "@opentelemetry/sdk-trace-base";
 import { RecordedSpan, type SpanOrigin } from "./recorded-span.js";
 
 const ids = new RandomIdGenerator();
@@ -60,7 +59,9 @@ export class PlatformTracer implements Tracer {
     };
     if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
     const attributes =
-      sampling.attributes === undefined ? options.attributes : { ...options.attributes, ...sampling.attributes };
+      sampling.attributes === undefined
+        ? options.attributes
+        : { ...options.attributes, ...sampling.attributes };
     const span = new RecordedSpan(
       this.#origin,
       spanContext,
@@ -76,7 +77,11 @@ export class PlatformTracer implements Tracer {
   }
 
   startActiveSpan<F extends (span: Span) => unknown>(name: string, fn: F): ReturnType<F>;
-  startActiveSpan<F extends (span: Span) => unknown>(name: string, options: SpanOptions, fn: F): ReturnType<F>;
+  startActiveSpan<F extends (span: Span) => unknown>(
+    name: string,
+    options: SpanOptions,
+    fn: F,
+  ): ReturnType<F>;
   startActiveSpan<F extends (span: Span) => unknown>(
     name: string,
     options: SpanOptions,
@@ -91,6 +96,11 @@ export class PlatformTracer implements Tracer {
     const options = rest.length > 1 ? (rest[0] as SpanOptions) : {};
     const context = rest.length > 2 ? (rest[1] as Context) : apiContext.active();
     const span = this.startSpan(name, options, context);
-    return apiContext.with(trace.setSpan(context, span), fn as (span: Span) => ReturnType<F>, undefined, span);
+    return apiContext.with(
+      trace.setSpan(context, span),
+      fn as (span: Span) => ReturnType<F>,
+      undefined,
+      span,
+    );
   }
 }

@@ -17,12 +17,17 @@ function recorders(): { platform: Tracer; sdk: Tracer; ended: () => [ReadableSpa
   const platformSpans = new InMemorySpanExporter();
   const sdkSpans = new InMemorySpanExporter();
   const platform = new PlatformTracer(
-    { resource, instrumentationScope: { name: "commerce-platform" }, processor: new SimpleSpanProcessor(platformSpans) },
+    {
+      resource,
+      instrumentationScope: { name: "commerce-platform" },
+      processor: new SimpleSpanProcessor(platformSpans),
+    },
     new AlwaysOnSampler(),
   );
-  const sdk = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(sdkSpans)] }).getTracer(
-    "commerce-platform",
-  );
+  const sdk = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new SimpleSpanProcessor(sdkSpans)],
+  }).getTracer("commerce-platform");
   return { platform, sdk, ended: () => [platformSpans.getFinishedSpans(), sdkSpans.getFinishedSpans()] };
 }
 
@@ -52,7 +57,10 @@ const outOfRange = new RangeError("out of range");
 
 /** The same calls on a span of each tracer. */
 function script(tracer: Tracer): void {
-  const root = tracer.startSpan("root", { kind: SpanKind.SERVER, attributes: { "a.string": "x", "a.empty": [] } });
+  const root = tracer.startSpan("root", {
+    kind: SpanKind.SERVER,
+    attributes: { "a.string": "x", "a.empty": [] },
+  });
   root.setAttribute("a.number", 1);
   root.setAttribute("a.number", 2); // replaces, counts once
   root.setAttribute("", "no key");

@@ -123,7 +123,8 @@ export class RecordedSpan implements Span, ReadableSpan {
   }
 
   setAttribute(key: string, value: AttributeValue | undefined): this {
-    if (value === undefined || value === null || this.#ended) return this;
+    // JavaScript callers may pass null, which the types leave out.
+    if (value === undefined || (value as unknown) === null || this.#ended) return this;
     if (key.length === 0) {
       diag.warn(`Invalid attribute key: ${key}`);
       return this;
@@ -217,7 +218,7 @@ export class RecordedSpan implements Span, ReadableSpan {
       if (exception.stack) attributes["exception.stacktrace"] = exception.stack;
     }
     if (attributes["exception.type"] === undefined && attributes["exception.message"] === undefined) {
-      diag.warn(`Failed to record an exception ${String(exception)}`);
+      diag.warn("Failed to record an exception: it has neither a type nor a message");
       return;
     }
     this.addEvent("exception", attributes, time);
@@ -225,7 +226,9 @@ export class RecordedSpan implements Span, ReadableSpan {
 
   end(endTime?: TimeInput): void {
     if (this.#ended) {
-      diag.error(`${this.name} ${this.#context.traceId}-${this.#context.spanId} - You can only call end() on a span once.`);
+      diag.error(
+        `${this.name} ${this.#context.traceId}-${this.#context.spanId} - You can only call end() on a span once.`,
+      );
       return;
     }
     const end = endTime === undefined ? performance.now() - this.#monotonicBase : this.#offsetOf(endTime);
@@ -249,7 +252,7 @@ export class RecordedSpan implements Span, ReadableSpan {
       return time <= performance.now() ? time - this.#monotonicBase : time - this.#epochMillis;
     }
     if (time instanceof Date) return time.getTime() - this.#epochMillis;
-    return (time[0] * 1_000 - this.#epochMillis) + time[1] / 1e6;
+    return time[0] * 1_000 - this.#epochMillis + time[1] / 1e6;
   }
 
   /** `#epochMillis` plus `offset` milliseconds, as `[seconds, nanoseconds]`. */
@@ -267,7 +270,8 @@ export class RecordedSpan implements Span, ReadableSpan {
 
 /** Whether an event's second argument is its time rather than its attributes. */
 function isTimeInput(value: Attributes | TimeInput | undefined): value is TimeInput {
-  return typeof value === "number" || value instanceof Date || (Array.isArray(value) && value.length === 2 && typeof value[0] === "number" && typeof value[1] === "number");
+  // Attributes are never an array; an HrTime is.
+  return typeof value === "number" || value instanceof Date || Array.isArray(value);
 }
 
 /** The valid attributes of an event or a link, at most `limit` of them, and how many were dropped. */

@@ -1,8 +1,9 @@
 /**
- * Tracing and metrics for a process: one TracerProvider and one MeterProvider per service it
- * runs, so that every module of the embedded platform reports under its own `service.name`
- * (`commerce-<name>`). The tracer providers share one export pipeline (a batch processor over
- * one OTLP/HTTP exporter); each meter provider has its own periodic reader and exporter, as a
+ * Tracing and metrics for a process: one tracer and one MeterProvider per service it runs, so
+ * that every module of the embedded platform reports under its own `service.name`
+ * (`commerce-<name>`). The tracers are the platform's own (platform-tracer.ts, ADR 0097) and
+ * share one export pipeline: the SDK's batch processor over one OTLP/HTTP exporter
+ * (otlp-span-exporter.ts). Each meter provider has its own periodic reader and exporter, as a
  * reader belongs to one provider. Nothing is registered globally, not even a context manager: a
  * call's span travels with its signal (trace-context.ts); only the SDK's own warnings go to the
  * process's log through the API's global diagnostic logger (sdk-problems.ts). Each signal is
@@ -142,7 +143,7 @@ export function startTelemetry(settings: TelemetrySettings, options: TelemetryOp
       return service;
     },
     async shutdown() {
-      // The tracer providers share the processor: flushing it once exports every service's
+      // The tracers share the processor: flushing it once exports every service's
       // spans. A meter provider's shutdown collects and exports once more, then stops.
       await Promise.all([
         processor?.forceFlush().then(() => processor.shutdown()),
