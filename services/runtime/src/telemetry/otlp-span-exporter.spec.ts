@@ -1,7 +1,12 @@
 import { expect } from "chai";
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { AlwaysOnSampler, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import {
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { encodeTraceRequest } from "./otlp-trace-request.js";
@@ -45,24 +50,18 @@ async function collector(statuses: { status: number; retryAfter?: string }[]): P
 }
 
 function someSpans(): ReadableSpan[] {
-  const spans: ReadableSpan[] = [];
-  const processor: SpanProcessor = {
-    onStart: () => undefined,
-    onEnd: (span) => spans.push(span),
-    forceFlush: () => Promise.resolve(),
-    shutdown: () => Promise.resolve(),
-  };
+  const ended = new InMemorySpanExporter();
   const tracer = new PlatformTracer(
     {
       resource: resourceFromAttributes({ "service.name": "commerce-product" }),
       instrumentationScope: { name: "commerce-platform" },
-      processor,
+      processor: new SimpleSpanProcessor(ended),
     },
     new AlwaysOnSampler(),
   );
   tracer.startSpan("one").end();
   tracer.startSpan("two").end();
-  return spans;
+  return ended.getFinishedSpans();
 }
 
 const exported = (exporter: OtlpSpanExporter, spans: ReadableSpan[]) =>
