@@ -16,7 +16,7 @@
  * the events of the seconds it touched and the seconds of one day, however large the store.
  *
  * Versions: a sum is taken after the writes below it finished, and stamped with a version taken
- * just before it is sent, increasing within the process (`nextVersion`). Of two sums of one
+ * just before it is sent, increasing within the process (`nextSumVersion`). Of two sums of one
  * bucket, the later-stamped one read everything the earlier one read, so the row that FINAL
  * keeps is complete. (Across processes this leans on their clocks agreeing to the millisecond:
  * see ADR 0057.)
@@ -25,6 +25,7 @@ import {
   type AnalyticsStore,
   identifier,
   joinSql,
+  nextSumVersion,
   sql,
   sqlList,
   type Sql,
@@ -114,14 +115,6 @@ export function sumDays(family: EventFamily, where: Sql, version: number): Sql {
     GROUP BY family, day`;
 }
 
-let lastVersion = 0;
-
-/** A version later than every one this process gave before: microseconds of the wall clock. */
-export function nextVersion(): number {
-  lastVersion = Math.max(Date.now() * 1_000, lastVersion + 1);
-  return lastVersion;
-}
-
 const dayMs = 86_400_000;
 
 /**
@@ -177,10 +170,10 @@ export async function refreshRollups(
     (a, b) => a - b,
   );
   for (const some of chunks(epochSeconds, secondsPerStatement)) {
-    await store.command(sumSeconds(family, theSeconds(some), nextVersion()), signal);
+    await store.command(sumSeconds(family, theSeconds(some), nextSumVersion()), signal);
   }
   const days = [...new Set(epochSeconds.map((second) => formatDate(new Date(second * 1_000))))];
   for (const some of chunks(days, daysPerStatement)) {
-    await store.command(sumDays(family, secondsOfDays(some), nextVersion()), signal);
+    await store.command(sumDays(family, secondsOfDays(some), nextSumVersion()), signal);
   }
 }

@@ -14,7 +14,8 @@ import {
   type EventRecord,
   eventContract,
   parseEventData,
-  PermanentEventError,
+  requiredText,
+  unreadableEvent,
 } from "@commerce/runtime/events";
 import {
   UserDeletedSchema,
@@ -85,8 +86,8 @@ const mappers: ReadonlyMap<string, RowMapper> = new Map<string, RowMapper>([
         row: {
           event_id: record.id,
           event_type: record.type,
-          payment_id: present(record, "paymentId", event.paymentId),
-          order_id: present(record, "orderId", event.orderId),
+          payment_id: requiredText(record, "paymentId", event.paymentId),
+          order_id: requiredText(record, "orderId", event.orderId),
           amount_minor: amount(record, "amountMinor", event.amountMinor),
           occurred_at: at,
         },
@@ -104,7 +105,7 @@ export function analyticsRowOf(record: EventRecord): TableRow | undefined {
 type TimeField = readonly [name: string, text: string];
 
 function userRow(record: EventRecord, userId: number, time: TimeField): TableRow {
-  if (userId <= 0) throw poison(record, "has no user id");
+  if (userId <= 0) throw unreadableEvent(record, "has no user id");
   const at = timestamp(record, ...time);
   return {
     family: "users",
@@ -128,9 +129,9 @@ function orderRow(
   totalMinor: bigint,
   time: TimeField,
 ): TableRow {
-  if (!isOrderStatus(status)) throw poison(record, `has an unknown order status "${status}"`);
+  if (!isOrderStatus(status)) throw unreadableEvent(record, `has an unknown order status "${status}"`);
   if (record.type !== typeOf(OrderPlacedSchema) && !isOrderStatus(previous)) {
-    throw poison(record, `has an unknown previous order status "${previous}"`);
+    throw unreadableEvent(record, `has an unknown previous order status "${previous}"`);
   }
   const at = timestamp(record, ...time);
   return {
@@ -139,7 +140,7 @@ function orderRow(
     row: {
       event_id: record.id,
       event_type: record.type,
-      order_id: present(record, "orderId", orderId),
+      order_id: requiredText(record, "orderId", orderId),
       status,
       previous_status: previous,
       total_amount_minor: amount(record, "totalAmountMinor", totalMinor),
@@ -153,24 +154,15 @@ function timestamp(record: EventRecord, field: string, text: string): Date {
   const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(text) ? new Date(`${text}Z`) : undefined;
   // A valid calendar time prints back as it was written (2024-02-30 would not).
   if (at === undefined || Number.isNaN(at.getTime()) || at.toISOString().slice(0, 19) !== text) {
-    throw poison(record, `has no readable ${field}: "${text}"`);
+    throw unreadableEvent(record, `has no readable ${field}: "${text}"`);
   }
   if (at.getUTCFullYear() < 1971 || at.getUTCFullYear() > 2105) {
-    throw poison(record, `has ${field} outside the years 1971 to 2105: "${text}"`);
+    throw unreadableEvent(record, `has ${field} outside the years 1971 to 2105: "${text}"`);
   }
   return at;
 }
 
-function present(record: EventRecord, field: string, value: string): string {
-  if (value === "") throw poison(record, `has no ${field}`);
-  return value;
-}
-
 function amount(record: EventRecord, field: string, minor: bigint): bigint {
-  if (minor < 0n) throw poison(record, `has a negative ${field}: ${minor}`);
+  if (minor < 0n) throw unreadableEvent(record, `has a negative ${field}: ${minor}`);
   return minor;
-}
-
-function poison(record: EventRecord, problem: string): PermanentEventError {
-  return new PermanentEventError(`event ${record.id} (${record.type}) ${problem}`);
 }

@@ -1,6 +1,8 @@
 /**
  * The analytics schema, created and migrated at start: an ordered list of migrations, each
- * applied once, with the version reached recorded in the store itself (`schema_version`).
+ * applied once, with the version reached recorded in the store itself (`schema_version`, or
+ * a table of its own for another owner of tables in the same store, such as the
+ * Recommendation service).
  *
  * Safe when several processes start at once (the stream processor and the Analytics service,
  * replicas of either): there is no lock to take, since neither engine has transactions, so
@@ -12,7 +14,7 @@
  * (or a statement that tolerates its own repetition), never by a bare `ADD COLUMN`.
  */
 import type { AnalyticsStore } from "./analytics-store.js";
-import { sql, type Sql } from "./sql.js";
+import { identifier, sql, type Sql } from "./sql.js";
 
 export interface AnalyticsMigration {
   /** 1 for the first, then one more for each. */
@@ -23,16 +25,22 @@ export interface AnalyticsMigration {
   readonly statements: readonly Sql[];
 }
 
-const createVersionTable = sql`CREATE TABLE IF NOT EXISTS schema_version (
+/** The table the Analytics service's versions are recorded in; another owner names its own. */
+const analyticsVersionTable = "schema_version";
+
+const createVersionTable = (table: string): Sql => sql`CREATE TABLE IF NOT EXISTS ${identifier(table)} (
   version UInt32,
   description String,
   applied_at DateTime('UTC')
 ) ENGINE = ReplacingMergeTree() ORDER BY version`;
 
-/** The highest version recorded, 0 for a new store. */
-export async function schemaVersion(store: AnalyticsStore): Promise<number> {
+/** The highest version recorded in `versionTable`, 0 for a new store. */
+export async function schemaVersion(
+  store: AnalyticsStore,
+  versionTable = analyticsVersionTable,
+): Promise<number> {
   const [row] = await store.query<{ version: number }>(
-    sql`SELECT max(version) AS version FROM schema_version`,
+    sql`SELECT max(version) AS version FROM ${identifier(versionTable)}`,
   );
   return row?.version ?? 0;
 }
@@ -46,6 +54,7 @@ export async function schemaVersion(store: AnalyticsStore): Promise<number> {
 export async function migrateAnalyticsStore(
   store: AnalyticsStore,
   migrations: readonly AnalyticsMigration[],
+  versionTable = analyticsVersionTable,
 ): Promise<number> {
   migrations.forEach((migration, i) => {
     if (migration.version !== i + 1) {
@@ -54,12 +63,12 @@ export async function migrateAnalyticsStore(
       );
     }
   });
-  await store.command(createVersionTable);
-  let current = await schemaVersion(store);
+  await store.command(createVersionTable(versionTable));
+  let current = await schemaVersion(store, versionTable);
   for (const migration of migrations.slice(current)) {
     for (const statement of migration.statements) await store.command(statement);
     await store.command(
-      sql`INSERT INTO schema_version (version, description, applied_at) VALUES (${migration.version}, ${migration.description}, now())`,
+      sql`INSERT INTO ${identifier(versionTable)} (version, description, applied_at) VALUES (${migration.version}, ${migration.description}, now())`,
     );
     current = migration.version;
   }

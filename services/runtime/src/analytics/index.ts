@@ -8,3 +8,4 @@ export * from "./analytics-store-error.js";
 export * from "./analytics-store-settings.js";
 export * from "./clickhouse-analytics-store.js";
 export * from "./sql.js";
+export * from "./sum-version.js";

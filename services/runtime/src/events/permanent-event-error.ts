@@ -1,3 +1,5 @@
+import type { EventRecord } from "./event-bus.js";
+
 /**
  * Thrown by a consumer when retrying cannot help: the record's payload does not parse, or its
  * type is not the one the topic's consumer understands. `withRetries` sends such a record to
@@ -6,4 +8,15 @@
  */
 export class PermanentEventError extends Error {
   override readonly name = "PermanentEventError";
+}
+
+/** The error of a record that cannot be read: `problem` says what is wrong ("has no orderId"). */
+export function unreadableEvent(record: EventRecord, problem: string): PermanentEventError {
+  return new PermanentEventError(`event ${record.id} (${record.type}) ${problem}`);
+}
+
+/** `value`, the text of the payload's `field`; an `unreadableEvent` when it is empty. */
+export function requiredText(record: EventRecord, field: string, value: string): string {
+  if (value === "") throw unreadableEvent(record, `has no ${field}`);
+  return value;
 }
