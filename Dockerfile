@@ -24,6 +24,7 @@ COPY services/notification/package.json services/notification/
 COPY services/order/package.json services/order/
 COPY services/payment/package.json services/payment/
 COPY services/product/package.json services/product/
+COPY services/recommendation/package.json services/recommendation/
 COPY services/runtime/package.json services/runtime/
 COPY services/user/package.json services/user/
 COPY web/package.json web/

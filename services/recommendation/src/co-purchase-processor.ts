@@ -1,0 +1,174 @@
+/**
+ * The Recommendation service's work on one batch of events (purchase-facts.ts): the rows each
+ * fact gives go to their tables with one insert per table, then the popularity of every product
+ * the batch's orders touched is summed again from its diagonal pairs
+ * (recommendation-schema.ts). The handler resolves only after all of it is acknowledged, and the
+ * bus commits the batch only then, so a crash anywhere in between redelivers the batch: its rows
+ * arrive again under the same keys and versions, which FINAL reads once, and the sums are taken
+ * again. A placement and its cancellation in one batch are written in one go; a cancellation
+ * of an order placed before reads that order's products back first.
+ */
+import {
+  type AnalyticsRow,
+  type AnalyticsStore,
+  nextSumVersion,
+  sql,
+  sqlList,
+} from "@commerce/runtime/analytics";
+import type { BatchHandler } from "@commerce/runtime/events";
+import { purchaseFactOf, type PurchaseFact } from "./purchase-facts.js";
+
+type Placed = Extract<PurchaseFact, { kind: "placed" }>;
+
+/** An order as a cancellation rewrites it. */
+interface OrderLines {
+  readonly customer: string;
+  readonly orderId: string;
+  readonly products: readonly string[];
+  readonly at: Date;
+}
+
+const placedVersion = 0;
+const cancelledVersion = 1;
+const listedVersion = 1;
+const delistedVersion = 2;
+
+/** Products per popularity statement: its text stays far under ClickHouse's 256 KiB. */
+const productsPerStatement = 2_000;
+
+export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
+  return async (batch, signal) => {
+    const placed = new Map<string, Placed>();
+    const cancellations: { customer: string; orderId: string }[] = [];
+    const lines: AnalyticsRow[] = [];
+    const pairs: AnalyticsRow[] = [];
+    const products: AnalyticsRow[] = [];
+    const forgotten: AnalyticsRow[] = [];
+    const touched = new Set<string>();
+    for (const record of batch.records) {
+      const fact = purchaseFactOf(record);
+      switch (fact?.kind) {
+        case undefined:
+          break;
+        case "placed":
+          placed.set(fact.orderId, fact);
+          write(fact, placedVersion, lines, pairs, touched);
+          break;
+        case "cancelled":
+          cancellations.push(fact);
+          break;
+        case "listed":
+          products.push({
+            product_id: fact.productId,
+            category_id: fact.categoryId,
+            active: 1,
+            version: listedVersion,
+          });
+          break;
+        case "delisted":
+          products.push({ product_id: fact.productId, category_id: "", active: 0, version: delistedVersion });
+          break;
+        case "forgotten":
+          forgotten.push({ customer: fact.customer, forgotten_at: fact.at });
+          break;
+      }
+    }
+    const earlier = await placedBefore(
+      store,
+      cancellations.filter((cancellation) => !placed.has(cancellation.orderId)),
+      signal,
+    );
+    for (const { orderId } of cancellations) {
+      // A cancellation of a placement never seen (dead-lettered) has nothing to take back.
+      const order = placed.get(orderId) ?? earlier.get(orderId);
+      if (order !== undefined) write(order, cancelledVersion, lines, pairs, touched);
+    }
+    for (const [table, rows] of [
+      ["recommendation_order_lines", lines],
+      ["recommendation_pairs", pairs],
+      ["recommendation_products", products],
+      ["recommendation_forgotten_customers", forgotten],
+    ] as const) {
+      if (rows.length > 0) await store.insert(table, rows, signal);
+    }
+    await sumPopularity(store, [...touched].sort(), signal);
+  };
+}
+
+/** The rows of `order` at `version` (cancelled from version 1 on): its lines and its pairs. */
+function write(
+  order: OrderLines,
+  version: number,
+  lines: AnalyticsRow[],
+  pairs: AnalyticsRow[],
+  touched: Set<string>,
+): void {
+  const cancelled = version === cancelledVersion ? 1 : 0;
+  for (const product of order.products) {
+    touched.add(product);
+    lines.push({
+      customer: order.customer,
+      order_id: order.orderId,
+      product_id: product,
+      placed_at: order.at,
+      cancelled,
+      version,
+    });
+    for (const other of order.products) {
+      pairs.push({ product_id: product, other_id: other, order_id: order.orderId, cancelled, version });
+    }
+  }
+}
+
+/** The orders `cancellations` name, as their placements wrote them, by order id. */
+async function placedBefore(
+  store: AnalyticsStore,
+  cancellations: readonly { customer: string; orderId: string }[],
+  signal: AbortSignal,
+): Promise<Map<string, OrderLines>> {
+  const orders = new Map<string, OrderLines>();
+  if (cancellations.length === 0) return orders;
+  const rows = await store.query<{
+    customer: string;
+    order_id: string;
+    product_id: string;
+    placed_at: string;
+  }>(
+    sql`SELECT customer, order_id, product_id, placed_at FROM recommendation_order_lines FINAL
+      WHERE customer IN ${sqlList(cancellations.map((c) => c.customer))}
+        AND order_id IN ${sqlList(cancellations.map((c) => c.orderId))}`,
+    signal,
+  );
+  const wanted = new Set(cancellations.map((c) => `${c.customer}\n${c.orderId}`));
+  for (const row of rows) {
+    if (!wanted.has(`${row.customer}\n${row.order_id}`)) continue;
+    const known = orders.get(row.order_id);
+    const products = [...(known?.products ?? []), row.product_id];
+    orders.set(row.order_id, {
+      customer: row.customer,
+      orderId: row.order_id,
+      products,
+      at: new Date(`${row.placed_at.replace(" ", "T")}Z`),
+    });
+  }
+  return orders;
+}
+
+/** Sums again how many orders not cancelled bought each of `products`. */
+async function sumPopularity(
+  store: AnalyticsStore,
+  products: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  for (let start = 0; start < products.length; start += productsPerStatement) {
+    const some = products.slice(start, start + productsPerStatement);
+    await store.command(
+      sql`INSERT INTO recommendation_popularity (product_id, orders, version)
+        SELECT product_id, countIf(cancelled = 0) AS orders, ${nextSumVersion()} AS version
+        FROM recommendation_pairs FINAL
+        WHERE product_id IN ${sqlList(some)} AND other_id = product_id
+        GROUP BY product_id`,
+      signal,
+    );
+  }
+}

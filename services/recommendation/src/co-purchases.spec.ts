@@ -1,0 +1,202 @@
+import { expect } from "chai";
+import { migrateAnalyticsStore, type AnalyticsStore } from "@commerce/runtime/analytics";
+import { createEventFactory, type BatchHandler, type EventRecord } from "@commerce/runtime/events";
+import { UserDeletedSchema } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
+import {
+  OrderPlacedSchema,
+  OrderStatusUpdatedSchema,
+} from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
+import {
+  ProductCreatedSchema,
+  ProductDeletedSchema,
+} from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
+import { analyticsStoreBackends, type TestAnalyticsStore } from "@commerce/runtime/testing";
+import { createCoPurchaseProcessor } from "./co-purchase-processor.js";
+import { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
+import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
+
+const orders = createEventFactory("/commerce/order");
+const catalog = createEventFactory("/commerce/product");
+const accounts = createEventFactory("/commerce/auth");
+
+/** `record`, as if it had happened at `time` (RFC 3339). */
+const at = (record: EventRecord, time: string): EventRecord => ({ ...record, time });
+
+function listed(productId: string, categoryId: string): EventRecord {
+  return catalog.event(
+    ProductCreatedSchema,
+    {
+      productId,
+      name: productId,
+      stock: 10,
+      brand: "B",
+      categoryId,
+      sku: `SKU-${productId}`,
+      priceMinor: 100n,
+    },
+    productId,
+  );
+}
+
+function delisted(productId: string): EventRecord {
+  return catalog.event(ProductDeletedSchema, { productId, name: productId }, productId);
+}
+
+function placed(orderId: string, customer: string, products: readonly string[]): EventRecord {
+  return orders.event(
+    OrderPlacedSchema,
+    {
+      orderId,
+      customerId: customer,
+      items: products.map((productId) => ({ productId, quantity: 1, priceMinor: 100n })),
+      orderDate: "2026-11-20T10:00:00",
+      totalAmountMinor: 100n * BigInt(products.length),
+    },
+    orderId,
+  );
+}
+
+function cancelled(orderId: string, customer: string): EventRecord {
+  return orders.event(
+    OrderStatusUpdatedSchema,
+    {
+      orderId,
+      customerId: customer,
+      previousStatus: "CREATED",
+      status: "CANCELLED",
+      updatedAt: "2026-11-20T11:00:00",
+      totalAmountMinor: 100n,
+    },
+    orderId,
+  );
+}
+
+function confirmed(orderId: string, customer: string): EventRecord {
+  return orders.event(
+    OrderStatusUpdatedSchema,
+    {
+      orderId,
+      customerId: customer,
+      previousStatus: "CREATED",
+      status: "CONFIRMED",
+      updatedAt: "2026-11-20T11:00:00",
+      totalAmountMinor: 100n,
+    },
+    orderId,
+  );
+}
+
+function accountDeleted(email: string): EventRecord {
+  return accounts.event(UserDeletedSchema, { userId: 7, email, deletedAt: "2026-11-20T12:00:00" }, "7");
+}
+
+/**
+ * The scripted catalog and orders: a–d are fashion, e and f books; g is deleted after its
+ * order, and o6 is cancelled.
+ *
+ *   o1 ann: a b c    o2 ben: a b    o3 cat: a c e    o4 dan: b d    o5 eve: a g    o6 ann: e f (cancelled)
+ */
+const catalogEvents = [
+  ...["a", "b", "c", "d"].map((id) => listed(id, "fashion")),
+  ...["e", "f"].map((id) => listed(id, "books")),
+  listed("g", "toys"),
+];
+const orderEvents = [
+  placed("o1", "Ann@x.test", ["a", "b", "c"]),
+  placed("o2", "ben@x.test", ["b", "a", "a"]),
+  placed("o3", "cat@x.test", ["a", "c", "e"]),
+  placed("o4", "dan@x.test", ["b", "d"]),
+  placed("o5", "eve@x.test", ["a", "g"]),
+  confirmed("o1", "ann@x.test"),
+  placed("o6", "ann@x.test", ["e", "f"]),
+];
+
+describe("co-purchase recommendations", () => {
+  for (const backend of analyticsStoreBackends("services/recommendation/src/co-purchases.spec.ts")) {
+    describe(`on ${backend.name}`, function () {
+      this.timeout(60_000);
+      let subject: TestAnalyticsStore;
+      let store: AnalyticsStore;
+      let process: BatchHandler;
+      let reads: RecommendationReads;
+      const signal = new AbortController().signal;
+      const handle = (records: readonly EventRecord[]) =>
+        process({ topic: "t", partition: 0, records }, signal);
+
+      beforeEach(async () => {
+        subject = await backend.open();
+        store = subject.store;
+        await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
+        process = createCoPurchaseProcessor(store);
+        reads = createRecommendationReads(store);
+      });
+
+      afterEach(async () => {
+        await store.close();
+        await subject.cleanup();
+      });
+
+      /** Everything the scripted events say, in three batches, o6 cancelled in the last. */
+      async function script(): Promise<void> {
+        await handle(catalogEvents);
+        await handle(orderEvents);
+        await handle([delisted("g"), cancelled("o6", "ann@x.test")]);
+      }
+
+      it("ranks what was bought with a product by orders not cancelled, then its category's and the overall best sellers", async () => {
+        await script();
+        expect(await reads.alsoBought("a", 4)).to.deep.equal(["b", "c", "e", "d"]);
+        expect(await reads.alsoBought("a", 2)).to.deep.equal(["b", "c"]);
+        // f's only order was cancelled: books' best seller e, then the overall ones.
+        expect(await reads.alsoBought("f", 4)).to.deep.equal(["e", "a", "b", "c"]);
+        // A product nobody bought and no event named: the overall best sellers.
+        expect(await reads.alsoBought("unknown", 3)).to.deep.equal(["a", "b", "c"]);
+      });
+
+      it("recommends to a customer what was bought with their purchases, then best sellers to one without any", async () => {
+        await script();
+        // ann kept o1 (a b c); o6 was cancelled. With a, b, c: e twice (o3), d once (o4).
+        expect(await reads.forCustomer("ANN@x.test", 4)).to.deep.equal(["e", "d"]);
+        expect(await reads.forCustomer("nobody@x.test", 4)).to.deep.equal(["a", "b", "c", "d"]);
+      });
+
+      it("gives the same answers when every batch is delivered twice, and a cancellation with its placement", async () => {
+        await handle(catalogEvents);
+        await handle(catalogEvents);
+        await handle([...orderEvents, delisted("g"), cancelled("o6", "ann@x.test")]);
+        await handle([...orderEvents, delisted("g"), cancelled("o6", "ann@x.test")]);
+        await handle([delisted("g"), cancelled("o6", "ann@x.test")]);
+        expect(await reads.alsoBought("a", 4)).to.deep.equal(["b", "c", "e", "d"]);
+        expect(await reads.alsoBought("f", 4)).to.deep.equal(["e", "a", "b", "c"]);
+        expect(await reads.forCustomer("ann@x.test", 4)).to.deep.equal(["e", "d"]);
+      });
+
+      it("counts a cancelled order again nowhere: co-purchases and best sellers drop it", async () => {
+        await script();
+        await handle([cancelled("o1", "ann@x.test")]);
+        // Left with a: b (o2), c (o3), e (o3); fashion sellers now a 3, b 2, c 1, d 1.
+        expect(await reads.alsoBought("a", 4)).to.deep.equal(["b", "c", "e", "d"]);
+        expect(await reads.alsoBought("c", 1)).to.deep.equal(["a"]);
+        expect(await reads.forCustomer("ann@x.test", 2)).to.deep.equal(["a", "b"]);
+      });
+
+      it("never names a deleted product, and names a product once it is listed", async () => {
+        await script();
+        // g's one order gives a; g's listing is gone, so no category: the overall sellers.
+        expect(await reads.alsoBought("g", 10)).to.deep.equal(["a", "b", "c", "d", "e"]);
+        await handle([listed("h", "toys"), placed("o7", "fay@x.test", ["h", "a"])]);
+        expect(await reads.alsoBought("a", 4)).to.deep.equal(["b", "c", "e", "h"]);
+      });
+
+      it("starts a new account under a deleted account's email without the old history", async () => {
+        await handle(catalogEvents);
+        await handle([at(placed("o1", "ann@x.test", ["a", "b"]), "2026-11-20T10:00:00.000Z")]);
+        await handle([at(accountDeleted("ann@x.test"), "2026-11-20T12:00:00.000Z")]);
+        expect(await reads.forCustomer("ann@x.test", 2)).to.deep.equal(["a", "b"]);
+        await handle([at(placed("o2", "ann@x.test", ["c"]), "2026-11-20T12:00:01.000Z")]);
+        await handle([at(placed("o3", "ben@x.test", ["c", "d"]), "2026-11-20T12:00:02.000Z")]);
+        expect(await reads.forCustomer("ann@x.test", 1)).to.deep.equal(["d"]);
+      });
+    });
+  }
+});

@@ -1,0 +1,65 @@
+/**
+ * The Recommendation service's tables in the analytics store (ClickHouse, or chDB in embedded
+ * mode), beside the Analytics service's and versioned apart from them
+ * (`recommendation_schema_version`). Every table is a ReplacingMergeTree whose key names one
+ * fact, so a redelivered event writes the same rows again and reads see them once:
+ *
+ * - `recommendation_order_lines`: one row per order and distinct product in it, by customer (the
+ *   `me` reads), order (a cancellation must find what the order held) and product. Version 1
+ *   (cancelled) replaces 0.
+ * - `recommendation_pairs`: one row per order and ordered pair of distinct products in it, the
+ *   diagonal included (a product with itself: the order bought it). Co-purchases of a product
+ *   are one key range; its popularity is its diagonal. A cancellation rewrites the order's pairs
+ *   at version 1.
+ * - `recommendation_popularity`: per product, the orders that bought it and were not
+ *   cancelled, summed again from its diagonal whenever a batch touches it (the latest sum wins).
+ * - `recommendation_products`: the catalog's active products and their categories, from the
+ *   product events. Version 2 (deleted) replaces 1 (listed): a deletion is final.
+ * - `recommendation_forgotten_customers`: when each deleted account's email stopped being its
+ *   owner's, so that a new account under the same email starts with no history.
+ *
+ * Reads filter on key columns only, or aggregate after FINAL (`countIf`, `argMax`): a condition
+ * on another column could run before FINAL picks the latest row.
+ */
+import { type AnalyticsMigration, sql } from "@commerce/runtime/analytics";
+
+export const recommendationVersionTable = "recommendation_schema_version";
+
+export const recommendationMigrations: readonly AnalyticsMigration[] = [
+  {
+    version: 1,
+    description: "orders, co-purchase pairs, popularity, active products and forgotten customers",
+    statements: [
+      sql`CREATE TABLE IF NOT EXISTS recommendation_order_lines (
+        customer String,
+        order_id String,
+        product_id String,
+        placed_at DateTime('UTC'),
+        cancelled UInt8,
+        version UInt8
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY (customer, order_id, product_id)`,
+      sql`CREATE TABLE IF NOT EXISTS recommendation_pairs (
+        product_id String,
+        other_id String,
+        order_id String,
+        cancelled UInt8,
+        version UInt8
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY (product_id, other_id, order_id)`,
+      sql`CREATE TABLE IF NOT EXISTS recommendation_popularity (
+        product_id String,
+        orders UInt64,
+        version UInt64
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY product_id`,
+      sql`CREATE TABLE IF NOT EXISTS recommendation_products (
+        product_id String,
+        category_id String,
+        active UInt8,
+        version UInt8
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY product_id`,
+      sql`CREATE TABLE IF NOT EXISTS recommendation_forgotten_customers (
+        customer String,
+        forgotten_at DateTime('UTC')
+      ) ENGINE = ReplacingMergeTree(forgotten_at) ORDER BY customer`,
+    ],
+  },
+];
