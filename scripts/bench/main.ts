@@ -75,6 +75,11 @@
  * rounds (default 6) of BENCH_ORDER_SLICE seconds (default 3) over BENCH_ORDER_CONNECTIONS
  * connections (default 16); BENCH_ORDER_PROFILES=<dir> adds CPU profiles of every service
  * (order-cost-bench.ts).
+ * BENCH_ONLY=recommendation runs part 16 alone (several minutes: the seed): the Recommendation
+ * service's reads over BENCH_RECOMMENDATION_ORDERS orders (default 1,000,000) of
+ * BENCH_RECOMMENDATION_PRODUCTS products (default 10,000), from BENCH_RECOMMENDATION_CONNECTIONS
+ * callers (default 4) for BENCH_RECOMMENDATION_SECONDS (default 10), and how soon a new order
+ * shows, on chDB and ClickHouse (BENCH_RECOMMENDATION_STORES) (recommendation-bench.ts).
  * Part 8's sizes:
  * BENCH_ANALYTICS_BACKLOG events in the throughput backlog (default 200,000),
  * BENCH_ANALYTICS_ORDERS orders in the seeded store (default 1,000,000),
@@ -102,6 +107,7 @@ import { benchLoginFlood } from "./login-flood-bench.js";
 import { benchOrders } from "./order-bench.js";
 import { benchOrderCost } from "./order-cost-bench.js";
 import { benchPayments } from "./payment-bench.js";
+import { benchRecommendations } from "./recommendation-bench.js";
 import { benchRequestCost } from "./request-cost-bench.js";
 import { benchServicePort } from "./service-port-bench.js";
 import { benchStart } from "./start-bench.js";
@@ -136,6 +142,7 @@ const parts = [
   "idle",
   "request-cost",
   "order-cost",
+  "recommendation",
 ];
 if (only !== undefined && !parts.includes(only)) {
   throw new Error(`BENCH_ONLY knows ${parts.map((part) => `"${part}"`).join(", ")}, not "${only}"`);
@@ -462,6 +469,19 @@ try {
         rounds: Number(process.env["BENCH_ORDER_ROUNDS"] ?? 6),
         admin,
         profileDir: process.env["BENCH_ORDER_PROFILES"],
+      })),
+    );
+  }
+  if (only === "recommendation" || only === undefined) {
+    lines.push("", "Recommendations over a large history (recommendation-bench.ts)");
+    lines.push(
+      ...(await benchRecommendations({
+        scratch,
+        products: Number(process.env["BENCH_RECOMMENDATION_PRODUCTS"] ?? 10_000),
+        orders: Number(process.env["BENCH_RECOMMENDATION_ORDERS"] ?? 1_000_000),
+        connections: Number(process.env["BENCH_RECOMMENDATION_CONNECTIONS"] ?? 4),
+        seconds: Number(process.env["BENCH_RECOMMENDATION_SECONDS"] ?? 10),
+        stores: (process.env["BENCH_RECOMMENDATION_STORES"] ?? "chdb,clickhouse").split(","),
       })),
     );
   }

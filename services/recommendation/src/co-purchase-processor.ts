@@ -2,7 +2,8 @@
  * The Recommendation service's work on one batch of events (purchase-facts.ts): the rows each
  * fact gives go to their tables with one insert per table, then the popularity of every product
  * the batch's orders touched is summed again from its diagonal pairs
- * (recommendation-schema.ts). The handler resolves only after all of it is acknowledged, and the
+ * (recommendation-schema.ts), a key range of the pairs table: the sum reads that product's
+ * orders, never the others'. The handler resolves only after all of it is acknowledged, and the
  * bus commits the batch only then, so a crash anywhere in between redelivers the batch: its rows
  * arrive again under the same keys and versions, which FINAL reads once, and the sums are taken
  * again. A placement and its cancellation in one batch are written in one go; a cancellation
@@ -11,6 +12,7 @@
 import {
   type AnalyticsRow,
   type AnalyticsStore,
+  joinSql,
   nextSumVersion,
   sql,
   sqlList,
@@ -166,7 +168,10 @@ async function sumPopularity(
       sql`INSERT INTO recommendation_popularity (product_id, orders, version)
         SELECT product_id, countIf(cancelled = 0) AS orders, ${nextSumVersion()} AS version
         FROM recommendation_pairs FINAL
-        WHERE product_id IN ${sqlList(some)} AND other_id = product_id
+        WHERE (product_id, other_id) IN (${joinSql(
+          some.map((product) => sql`(${product}, ${product})`),
+          sql`, `,
+        )})
         GROUP BY product_id`,
       signal,
     );

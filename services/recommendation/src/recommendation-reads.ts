@@ -8,120 +8,86 @@
  * - `forCustomer(email)`: the products most often bought together with what the customer bought
  *   (orders not cancelled, placed since the email last changed hands), summed over those
  *   products, leaving out what they bought; then the best sellers overall.
+ *
+ * Each answer is one statement: its parts, each ranked and limited, are put together with UNION
+ * ALL and merged here in their order (a part's ids the parts before it named are skipped), so
+ * a read costs the store one round trip and one parse.
  */
-import { type AnalyticsStore, type Sql, sql, sqlList } from "@commerce/runtime/analytics";
+import { type AnalyticsStore, type Sql, sql } from "@commerce/runtime/analytics";
 
 export interface RecommendationReads {
   alsoBought(productId: string, size: number, signal?: AbortSignal): Promise<string[]>;
   forCustomer(email: string, size: number, signal?: AbortSignal): Promise<string[]>;
 }
 
-/** The active products, each by its latest listing. */
-const activeProducts = sql`SELECT product_id FROM recommendation_products
-  GROUP BY product_id HAVING argMax(active, version) = 1`;
+/** The active products (of the categories `categories` selects, when given), each by its latest listing. */
+const activeProducts = (categories?: Sql): Sql =>
+  sql`SELECT product_id FROM recommendation_products GROUP BY product_id
+    HAVING argMax(active, version) = 1${categories === undefined ? sql`` : sql` AND argMax(category_id, version) IN (${categories})`}`;
+
+/** Co-purchases: the active products bought with any of `bought` (none of them), by orders not cancelled. */
+const boughtWith = (bought: Sql, size: number): Sql =>
+  sql`SELECT other_id AS id, 0 AS part, countIf(cancelled = 0) AS score
+    FROM recommendation_pairs FINAL
+    WHERE product_id IN (${bought}) AND other_id NOT IN (${bought}) AND other_id IN (${activeProducts()})
+    GROUP BY other_id HAVING score > 0
+    ORDER BY score DESC, id ASC LIMIT ${size}`;
+
+/** Best sellers among `among` (active products), `excluded` left out, as part `part`. */
+const bestSellers = (part: number, among: Sql, excluded: Sql, size: number): Sql =>
+  sql`SELECT product_id AS id, ${part} AS part, max(orders) AS score
+    FROM recommendation_popularity FINAL
+    WHERE product_id IN (${among}) AND product_id NOT IN (${excluded})
+    GROUP BY product_id HAVING score > 0
+    ORDER BY score DESC, id ASC LIMIT ${size}`;
 
 export function createRecommendationReads(store: AnalyticsStore): RecommendationReads {
-  /** The products bought with any of `bought` (none of them), by orders not cancelled. */
-  async function boughtWith(
-    bought: readonly string[],
-    size: number,
-    signal?: AbortSignal,
-  ): Promise<string[]> {
-    const rows = await store.query<{ id: string }>(
-      sql`SELECT other_id AS id, countIf(cancelled = 0) AS orders
-        FROM recommendation_pairs FINAL
-        WHERE product_id IN ${sqlList(bought)} AND other_id NOT IN ${sqlList(bought)}
-          AND other_id IN (${activeProducts})
-        GROUP BY other_id
-        HAVING orders > 0
-        ORDER BY orders DESC, id ASC
-        LIMIT ${size}`,
+  /** The ids the parts of `union` give, part by part, each once, at most `size`. */
+  async function merged(union: Sql, size: number, signal?: AbortSignal): Promise<string[]> {
+    const rows = await store.query<{ id: string; part: number; score: string }>(
+      sql`SELECT id, part, score FROM (${union})`,
       signal,
     );
-    return rows.map((row) => row.id);
-  }
-
-  /** The best sellers (of `category` when given), `excluded` left out. */
-  async function bestSellers(
-    size: number,
-    excluded: readonly string[],
-    category: string | undefined,
-    signal?: AbortSignal,
-  ): Promise<string[]> {
-    const inCategory: Sql =
-      category === undefined ? sql`` : sql` AND argMax(category_id, version) = ${category}`;
-    const rows = await store.query<{ id: string }>(
-      sql`SELECT product_id AS id, max(orders) AS sold
-        FROM recommendation_popularity FINAL
-        WHERE product_id IN (SELECT product_id FROM recommendation_products
-            GROUP BY product_id HAVING argMax(active, version) = 1${inCategory})
-          AND product_id NOT IN ${sqlList(excluded.length === 0 ? [""] : excluded)}
-        GROUP BY product_id
-        HAVING sold > 0
-        ORDER BY sold DESC, id ASC
-        LIMIT ${size}`,
-      signal,
+    rows.sort(
+      (a, b) =>
+        a.part - b.part ||
+        Number(BigInt(b.score) - BigInt(a.score)) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     );
-    return rows.map((row) => row.id);
-  }
-
-  /** `chosen`, then what each of `fills` gives, until `size`, each id once. */
-  async function filled(
-    chosen: string[],
-    size: number,
-    leftOut: readonly string[],
-    fills: readonly ((room: number, excluded: readonly string[]) => Promise<string[]>)[],
-  ): Promise<string[]> {
-    for (const fill of fills) {
-      if (chosen.length >= size) break;
-      chosen.push(...(await fill(size - chosen.length, [...leftOut, ...chosen])));
-    }
-    return chosen.slice(0, size);
+    return [...new Set(rows.map((row) => row.id))].slice(0, size);
   }
 
   return {
-    async alsoBought(productId, size, signal) {
-      const [listing] = await store.query<{ category: string }>(
-        sql`SELECT argMax(category_id, version) AS category FROM recommendation_products
-          WHERE product_id = ${productId} GROUP BY product_id`,
-        signal,
-      );
-      const category = listing?.category === "" ? undefined : listing?.category;
-      return filled(
-        await boughtWith([productId], size, signal),
+    alsoBought(productId, size, signal) {
+      const self = sql`SELECT ${productId}`;
+      const category = sql`SELECT argMax(category_id, version) FROM recommendation_products
+        WHERE product_id = ${productId} GROUP BY product_id`;
+      // Each later part may repeat what the earlier ones named: it brings that many more.
+      return merged(
+        sql`${boughtWith(self, size)}
+          UNION ALL ${bestSellers(1, activeProducts(category), self, 2 * size)}
+          UNION ALL ${bestSellers(2, activeProducts(), self, 3 * size)}`,
         size,
-        [productId],
-        [
-          ...(category === undefined
-            ? []
-            : [(room: number, excluded: readonly string[]) => bestSellers(room, excluded, category, signal)]),
-          (room, excluded) => bestSellers(room, excluded, undefined, signal),
-        ],
+        signal,
       );
     },
 
-    async forCustomer(email, size, signal) {
+    forCustomer(email, size, signal) {
       const customer = email.toLowerCase();
-      const [forgotten] = await store.query<{ at: string }>(
-        sql`SELECT toUInt32(max(forgotten_at)) AS at FROM recommendation_forgotten_customers
-          WHERE customer = ${customer}`,
+      // The customer's lines, each at its latest version; kept when not cancelled and placed
+      // after the email last changed hands (an aggregate, so FINAL's choice comes first).
+      const bought = sql`SELECT product_id FROM (
+          SELECT product_id, argMax(cancelled, version) AS cancelled_now, any(placed_at) AS placed
+          FROM recommendation_order_lines WHERE customer = ${customer}
+          GROUP BY order_id, product_id)
+        WHERE cancelled_now = 0 AND placed > (
+          SELECT max(forgotten_at) FROM recommendation_forgotten_customers WHERE customer = ${customer})`;
+      return merged(
+        sql`${boughtWith(bought, size)}
+          UNION ALL ${bestSellers(1, activeProducts(), bought, 2 * size)}`,
+        size,
         signal,
       );
-      const since = Number(forgotten?.at ?? 0);
-      const lines = await store.query<{ product_id: string; placed: number; cancelled: number }>(
-        sql`SELECT product_id, toUInt32(placed_at) AS placed, cancelled
-          FROM recommendation_order_lines FINAL WHERE customer = ${customer}`,
-        signal,
-      );
-      const bought = [
-        ...new Set(
-          lines.filter((line) => line.cancelled === 0 && line.placed > since).map((line) => line.product_id),
-        ),
-      ].sort();
-      const chosen = bought.length === 0 ? [] : await boughtWith(bought, size, signal);
-      return filled(chosen, size, bought, [
-        (room, excluded) => bestSellers(room, excluded, undefined, signal),
-      ]);
     },
   };
 }

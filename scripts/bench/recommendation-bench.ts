@@ -1,0 +1,262 @@
+/**
+ * Recommendations over a large history (`npm run bench`, BENCH_ONLY=recommendation), on both
+ * analytics stores the platform runs on: chDB in this process (embedded mode) and a ClickHouse
+ * server. Each store is seeded through the Recommendation service's own batch handler (the real
+ * write path) with BENCH_RECOMMENDATION_PRODUCTS listed products (default 10,000) in eight
+ * categories and BENCH_RECOMMENDATION_ORDERS orders (default 1,000,000) of one to five products,
+ * drawn with a skew towards the lower-numbered products as real catalogs sell, by 100,000
+ * customers, one in twenty later cancelled. Then:
+ *
+ * - the reads (`alsoBought` of a product, `forCustomer` of a customer, both size 4), from
+ *   BENCH_RECOMMENDATION_CONNECTIONS concurrent callers (default 4) for
+ *   BENCH_RECOMMENDATION_SECONDS (default 10): latency percentiles by read;
+ * - freshness: an order of two new products handed to the handler, until `alsoBought` of one
+ *   names the other (the write and the read; a consumer adds up to its 200 ms batch wait).
+ *
+ * Figures only, never asserted.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import {
+  createClickHouseAnalyticsStore,
+  identifier,
+  migrateAnalyticsStore,
+  openAnalyticsStore,
+  sql,
+  type AnalyticsStore,
+} from "@commerce/runtime/analytics";
+import { createEventFactory, type BatchHandler, type EventRecord } from "@commerce/runtime/events";
+import {
+  OrderPlacedSchema,
+  OrderStatusUpdatedSchema,
+} from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
+import { ProductCreatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
+import {
+  createCoPurchaseProcessor,
+  createRecommendationReads,
+  recommendationMigrations,
+  recommendationVersionTable,
+} from "@commerce/recommendation";
+import { startClickHouse } from "../infra/clickhouse.js";
+import { percentile } from "./load.js";
+import { between, seededRandom, type Random } from "./seeded-random.js";
+
+export interface RecommendationBenchOptions {
+  readonly scratch: string;
+  readonly products: number;
+  readonly orders: number;
+  readonly connections: number;
+  readonly seconds: number;
+  /** `chdb`, `clickhouse` (BENCH_RECOMMENDATION_STORES, default both). */
+  readonly stores: readonly string[];
+}
+
+const categories = ["electronics", "fashion", "home", "books", "beauty", "sports", "toys", "grocery"];
+const customers = 100_000;
+const batchRecords = 10_000;
+const freshnessSamples = 20;
+
+const ordersSource = createEventFactory("/commerce/order");
+const catalogSource = createEventFactory("/commerce/product");
+
+const productId = (n: number): string => `p${String(n).padStart(6, "0")}`;
+const customerEmail = (n: number): string => `c${n}@bench.test`;
+
+/** A product drawn with a skew: the square of a uniform draw favours the low numbers. */
+const skewedProduct = (random: Random, products: number): number => Math.floor(random() ** 2 * products);
+
+function listing(n: number): EventRecord {
+  return catalogSource.event(
+    ProductCreatedSchema,
+    {
+      productId: productId(n),
+      name: `Product ${n}`,
+      stock: 100,
+      brand: "Bench",
+      categoryId: categories[n % categories.length] ?? "home",
+      sku: `SKU-${n}`,
+      priceMinor: 1_000n,
+    },
+    productId(n),
+  );
+}
+
+function placement(orderId: string, customer: string, products: readonly string[]): EventRecord {
+  return ordersSource.event(
+    OrderPlacedSchema,
+    {
+      orderId,
+      customerId: customer,
+      items: products.map((id) => ({ productId: id, quantity: 1, priceMinor: 1_000n })),
+      orderDate: "2026-11-01T10:00:00",
+      totalAmountMinor: 1_000n * BigInt(products.length),
+    },
+    orderId,
+  );
+}
+
+function cancellation(orderId: string, customer: string): EventRecord {
+  return ordersSource.event(
+    OrderStatusUpdatedSchema,
+    {
+      orderId,
+      customerId: customer,
+      previousStatus: "CREATED",
+      status: "CANCELLED",
+      updatedAt: "2026-11-01T11:00:00",
+      totalAmountMinor: 1_000n,
+    },
+    orderId,
+  );
+}
+
+/** The history, in the order a consumer would meet it: the catalog, then the orders. */
+function* history(options: RecommendationBenchOptions): Generator<EventRecord> {
+  for (let n = 0; n < options.products; n += 1) yield listing(n);
+  const random = seededRandom(30);
+  for (let n = 0; n < options.orders; n += 1) {
+    const items = new Set<string>();
+    const wanted = between(random, 1, 5);
+    while (items.size < wanted) items.add(productId(skewedProduct(random, options.products)));
+    const customer = customerEmail(between(random, 0, customers - 1));
+    yield placement(`o${n}`, customer, [...items]);
+    if (random() < 0.05) yield cancellation(`o${n}`, customer);
+  }
+}
+
+async function seed(handle: BatchHandler, options: RecommendationBenchOptions): Promise<number> {
+  const started = performance.now();
+  const signal = new AbortController().signal;
+  let batch: EventRecord[] = [];
+  for (const record of history(options)) {
+    batch.push(record);
+    if (batch.length === batchRecords) {
+      await handle({ topic: "order-events", partition: 0, records: batch }, signal);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await handle({ topic: "order-events", partition: 0, records: batch }, signal);
+  return (performance.now() - started) / 1_000;
+}
+
+interface Latencies {
+  readonly alsoBought: number[];
+  readonly forCustomer: number[];
+}
+
+async function loadReads(store: AnalyticsStore, options: RecommendationBenchOptions): Promise<Latencies> {
+  const reads = createRecommendationReads(store);
+  const latencies: Latencies = { alsoBought: [], forCustomer: [] };
+  const until = performance.now() + options.seconds * 1_000;
+  await Promise.all(
+    Array.from({ length: options.connections }, async (_, caller) => {
+      const random = seededRandom(100 + caller);
+      for (let i = 0; performance.now() < until; i += 1) {
+        const started = performance.now();
+        if (i % 2 === 0) {
+          await reads.alsoBought(productId(skewedProduct(random, options.products)), 4);
+          latencies.alsoBought.push(performance.now() - started);
+        } else {
+          await reads.forCustomer(customerEmail(between(random, 0, customers - 1)), 4);
+          latencies.forCustomer.push(performance.now() - started);
+        }
+      }
+    }),
+  );
+  return latencies;
+}
+
+/** Milliseconds from handing over an order of two new products until one recommends the other. */
+async function freshness(store: AnalyticsStore, handle: BatchHandler): Promise<number[]> {
+  const reads = createRecommendationReads(store);
+  const signal = new AbortController().signal;
+  const samples: number[] = [];
+  for (let n = 0; n < freshnessSamples; n += 1) {
+    const [first, second] = [`fresh-${n}-a`, `fresh-${n}-b`];
+    await handle(
+      {
+        topic: "product-events",
+        partition: 0,
+        records: [first, second].map((id) =>
+          catalogSource.event(
+            ProductCreatedSchema,
+            { productId: id, name: id, stock: 1, brand: "B", categoryId: "home", sku: id, priceMinor: 1n },
+            id,
+          ),
+        ),
+      },
+      signal,
+    );
+    const started = performance.now();
+    await handle(
+      {
+        topic: "order-events",
+        partition: 0,
+        records: [placement(`fresh-${n}`, "f@bench.test", [first, second])],
+      },
+      signal,
+    );
+    while (!(await reads.alsoBought(first, 4)).includes(second)) {
+      if (performance.now() - started > 10_000) throw new Error("a new order was not reflected within 10 s");
+    }
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+const ms = (value: number): string => `${value.toFixed(1)} ms`;
+
+function summary(label: string, latencies: readonly number[]): string {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return `    ${label.padEnd(12)} ${String(sorted.length).padStart(6)} reads   p50 ${ms(percentile(sorted, 50))}   p99 ${ms(percentile(sorted, 99))}`;
+}
+
+async function benchStore(
+  name: string,
+  store: AnalyticsStore,
+  options: RecommendationBenchOptions,
+): Promise<string[]> {
+  await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
+  const handle = createCoPurchaseProcessor(store);
+  const seconds = await seed(handle, options);
+  const [pairs] = await store.query<{ rows: string }>(sql`SELECT count() AS rows FROM recommendation_pairs`);
+  const latencies = await loadReads(store, options);
+  const fresh = [...(await freshness(store, handle))].sort((a, b) => a - b);
+  return [
+    `  ${name}: seeded ${options.orders.toLocaleString("en-US")} orders in ${seconds.toFixed(0)} s (${Number(pairs?.rows ?? 0).toLocaleString("en-US")} pair rows)`,
+    summary("alsoBought", latencies.alsoBought),
+    summary("forCustomer", latencies.forCustomer),
+    `    a new order reflected: p50 ${ms(percentile(fresh, 50))}, worst ${ms(fresh.at(-1) ?? 0)} of ${fresh.length}`,
+  ];
+}
+
+export async function benchRecommendations(options: RecommendationBenchOptions): Promise<string[]> {
+  const lines = [
+    `recommendations over ${options.products.toLocaleString("en-US")} products and ${options.orders.toLocaleString("en-US")} orders, ${options.connections} concurrent callers for ${options.seconds} s (target: p99 < 20 ms; a new order within 1 s)`,
+  ];
+  if (options.stores.includes("chdb")) {
+    const dataDir = await mkdtemp(join(options.scratch, "recommendation-chdb-"));
+    const store = await openAnalyticsStore({ clickHouse: undefined, chdbDir: dataDir });
+    try {
+      lines.push(...(await benchStore("chDB (embedded)", store, options)));
+    } finally {
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+  if (options.stores.includes("clickhouse")) {
+    const server = await startClickHouse({ dataDir: join(options.scratch, "recommendation-clickhouse") });
+    const admin = createClickHouseAnalyticsStore({ url: server.url });
+    await admin.command(sql`CREATE DATABASE IF NOT EXISTS ${identifier("bench_recommendation")}`);
+    await admin.close();
+    const store = createClickHouseAnalyticsStore({ url: server.url, database: "bench_recommendation" });
+    try {
+      lines.push(...(await benchStore("ClickHouse 18.16", store, options)));
+    } finally {
+      await store.close();
+      await server.stop();
+    }
+  }
+  return lines;
+}
