@@ -166,8 +166,9 @@ async function sumPopularity(
     const some = products.slice(start, start + productsPerStatement);
     await store.command(
       sql`INSERT INTO recommendation_popularity (product_id, orders, version)
-        SELECT product_id, countIf(cancelled = 0) AS orders, ${nextSumVersion()} AS version
-        FROM recommendation_pairs FINAL
+        SELECT product_id, uniqExact(order_id) - uniqExactIf(order_id, cancelled = 1) AS orders,
+          ${nextSumVersion()} AS version
+        FROM recommendation_pairs
         WHERE (product_id, other_id) IN (${joinSql(
           some.map((product) => sql`(${product}, ${product})`),
           sql`, `,

@@ -155,8 +155,8 @@ describe("co-purchase recommendations", () => {
 
       it("recommends to a customer what was bought with their purchases, then best sellers to one without any", async () => {
         await script();
-        // ann kept o1 (a b c); o6 was cancelled. With a, b, c: e twice (o3), d once (o4).
-        expect(await reads.forCustomer("ANN@x.test", 4)).to.deep.equal(["e", "d"]);
+        // ann kept o1 (a b c); o6 was cancelled. Bought with a, b or c: d in o4, e in o3.
+        expect(await reads.forCustomer("ANN@x.test", 4)).to.deep.equal(["d", "e"]);
         expect(await reads.forCustomer("nobody@x.test", 4)).to.deep.equal(["a", "b", "c", "d"]);
       });
 
@@ -168,7 +168,7 @@ describe("co-purchase recommendations", () => {
         await handle([delisted("g"), cancelled("o6", "ann@x.test")]);
         expect(await reads.alsoBought("a", 4)).to.deep.equal(["b", "c", "e", "d"]);
         expect(await reads.alsoBought("f", 4)).to.deep.equal(["e", "a", "b", "c"]);
-        expect(await reads.forCustomer("ann@x.test", 4)).to.deep.equal(["e", "d"]);
+        expect(await reads.forCustomer("ann@x.test", 4)).to.deep.equal(["d", "e"]);
       });
 
       it("counts a cancelled order again nowhere: co-purchases and best sellers drop it", async () => {

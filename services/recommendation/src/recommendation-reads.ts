@@ -5,9 +5,9 @@
  *
  * - `alsoBought(p)`: the products most often bought in one order with `p`, by the number of such
  *   orders not cancelled; then the best sellers of `p`'s category; then the best sellers overall.
- * - `forCustomer(email)`: the products most often bought together with what the customer bought
- *   (orders not cancelled, placed since the email last changed hands), summed over those
- *   products, leaving out what they bought; then the best sellers overall.
+ * - `forCustomer(email)`: the products bought in the most orders together with anything the
+ *   customer bought (orders not cancelled, placed since the email last changed hands), leaving
+ *   out what they bought; then the best sellers overall.
  *
  * Each answer is one statement: its parts, each ranked and limited, are put together with UNION
  * ALL and merged here in their order (a part's ids the parts before it named are skipped), so
@@ -25,18 +25,24 @@ const activeProducts = (categories?: Sql): Sql =>
   sql`SELECT product_id FROM recommendation_products GROUP BY product_id
     HAVING argMax(active, version) = 1${categories === undefined ? sql`` : sql` AND argMax(category_id, version) IN (${categories})`}`;
 
-/** Co-purchases: the active products bought with any of `bought` (none of them), by orders not cancelled. */
+/**
+ * Co-purchases: the active products bought in one order with any of `bought` (none of them),
+ * by the number of such orders not cancelled. Without FINAL: a pair row may be there twice (a
+ * redelivery, or a placement and its cancellation not merged yet), so orders are counted
+ * distinct, less those with a cancelled row (a cancellation is final).
+ */
 const boughtWith = (bought: Sql, size: number): Sql =>
-  sql`SELECT other_id AS id, 0 AS part, countIf(cancelled = 0) AS score
-    FROM recommendation_pairs FINAL
+  sql`SELECT other_id AS id, 0 AS part,
+      toInt64(uniqExact(order_id)) - toInt64(uniqExactIf(order_id, cancelled = 1)) AS score
+    FROM recommendation_pairs
     WHERE product_id IN (${bought}) AND other_id NOT IN (${bought}) AND other_id IN (${activeProducts()})
     GROUP BY other_id HAVING score > 0
     ORDER BY score DESC, id ASC LIMIT ${size}`;
 
-/** Best sellers among `among` (active products), `excluded` left out, as part `part`. */
+/** Best sellers among `among` (active products), `excluded` left out, as part `part`: each product's latest sum. */
 const bestSellers = (part: number, among: Sql, excluded: Sql, size: number): Sql =>
-  sql`SELECT product_id AS id, ${part} AS part, max(orders) AS score
-    FROM recommendation_popularity FINAL
+  sql`SELECT product_id AS id, ${part} AS part, toInt64(argMax(orders, version)) AS score
+    FROM recommendation_popularity
     WHERE product_id IN (${among}) AND product_id NOT IN (${excluded})
     GROUP BY product_id HAVING score > 0
     ORDER BY score DESC, id ASC LIMIT ${size}`;

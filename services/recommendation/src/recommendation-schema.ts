@@ -9,8 +9,8 @@
  *   (cancelled) replaces 0.
  * - `recommendation_pairs`: one row per order and ordered pair of distinct products in it, the
  *   diagonal included (a product with itself: the order bought it). Co-purchases of a product
- *   are one key range; its popularity is its diagonal. A cancellation rewrites the order's pairs
- *   at version 1.
+ *   are one key range; its popularity is its diagonal. A cancellation writes the order's pairs
+ *   again at version 1, marked cancelled.
  * - `recommendation_popularity`: per product, the orders that bought it and were not
  *   cancelled, summed again from its diagonal whenever a batch touches it (the latest sum wins).
  * - `recommendation_products`: the catalog's active products and their categories, from the
@@ -18,8 +18,11 @@
  * - `recommendation_forgotten_customers`: when each deleted account's email stopped being its
  *   owner's, so that a new account under the same email starts with no history.
  *
- * Reads filter on key columns only, or aggregate after FINAL (`countIf`, `argMax`): a condition
- * on another column could run before FINAL picks the latest row.
+ * Reads filter on key columns only, and count so that a row written twice, or a placement
+ * beside its cancellation, counts once: distinct orders less those with a cancelled row (a
+ * cancellation is final), or a key's latest version by `argMax`. FINAL is never combined with
+ * a condition on another column: ClickHouse 18.16 may run that condition before FINAL picks the
+ * latest row (moving it to PREWHERE).
  */
 import { type AnalyticsMigration, sql } from "@commerce/runtime/analytics";
 
