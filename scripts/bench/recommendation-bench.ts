@@ -26,18 +26,14 @@ import {
   sql,
   type AnalyticsStore,
 } from "@commerce/runtime/analytics";
-import { createEventFactory, type BatchHandler, type EventRecord } from "@commerce/runtime/events";
-import {
-  OrderPlacedSchema,
-  OrderStatusUpdatedSchema,
-} from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
-import { ProductCreatedSchema } from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
+import type { BatchHandler, EventRecord } from "@commerce/runtime/events";
 import {
   createCoPurchaseProcessor,
   createRecommendationReads,
   recommendationMigrations,
   recommendationVersionTable,
 } from "@commerce/recommendation";
+import { listed, placed, statusUpdated } from "@commerce/recommendation/testing";
 import { startClickHouse } from "../infra/clickhouse.js";
 import { percentile } from "./load.js";
 import { between, seededRandom, type Random } from "./seeded-random.js";
@@ -57,71 +53,25 @@ const customers = 100_000;
 const batchRecords = 10_000;
 const freshnessSamples = 20;
 
-const ordersSource = createEventFactory("/commerce/order");
-const catalogSource = createEventFactory("/commerce/product");
-
 const productId = (n: number): string => `p${String(n).padStart(6, "0")}`;
 const customerEmail = (n: number): string => `c${n}@bench.test`;
 
 /** A product drawn with a skew: the square of a uniform draw favours the low numbers. */
 const skewedProduct = (random: Random, products: number): number => Math.floor(random() ** 2 * products);
 
-function listing(n: number): EventRecord {
-  return catalogSource.event(
-    ProductCreatedSchema,
-    {
-      productId: productId(n),
-      name: `Product ${n}`,
-      stock: 100,
-      brand: "Bench",
-      categoryId: categories[n % categories.length] ?? "home",
-      sku: `SKU-${n}`,
-      priceMinor: 1_000n,
-    },
-    productId(n),
-  );
-}
-
-function placement(orderId: string, customer: string, products: readonly string[]): EventRecord {
-  return ordersSource.event(
-    OrderPlacedSchema,
-    {
-      orderId,
-      customerId: customer,
-      items: products.map((id) => ({ productId: id, quantity: 1, priceMinor: 1_000n })),
-      orderDate: "2026-11-01T10:00:00",
-      totalAmountMinor: 1_000n * BigInt(products.length),
-    },
-    orderId,
-  );
-}
-
-function cancellation(orderId: string, customer: string): EventRecord {
-  return ordersSource.event(
-    OrderStatusUpdatedSchema,
-    {
-      orderId,
-      customerId: customer,
-      previousStatus: "CREATED",
-      status: "CANCELLED",
-      updatedAt: "2026-11-01T11:00:00",
-      totalAmountMinor: 1_000n,
-    },
-    orderId,
-  );
-}
-
 /** The history, in the order a consumer would meet it: the catalog, then the orders. */
 function* history(options: RecommendationBenchOptions): Generator<EventRecord> {
-  for (let n = 0; n < options.products; n += 1) yield listing(n);
+  for (let n = 0; n < options.products; n += 1) {
+    yield listed(productId(n), categories[n % categories.length] ?? "home");
+  }
   const random = seededRandom(30);
   for (let n = 0; n < options.orders; n += 1) {
     const items = new Set<string>();
     const wanted = between(random, 1, 5);
     while (items.size < wanted) items.add(productId(skewedProduct(random, options.products)));
     const customer = customerEmail(between(random, 0, customers - 1));
-    yield placement(`o${n}`, customer, [...items]);
-    if (random() < 0.05) yield cancellation(`o${n}`, customer);
+    yield placed(`o${n}`, customer, [...items]);
+    if (random() < 0.05) yield statusUpdated(`o${n}`, customer, "CANCELLED");
   }
 }
 
@@ -175,17 +125,7 @@ async function freshness(store: AnalyticsStore, handle: BatchHandler): Promise<n
   for (let n = 0; n < freshnessSamples; n += 1) {
     const [first, second] = [`fresh-${n}-a`, `fresh-${n}-b`];
     await handle(
-      {
-        topic: "product-events",
-        partition: 0,
-        records: [first, second].map((id) =>
-          catalogSource.event(
-            ProductCreatedSchema,
-            { productId: id, name: id, stock: 1, brand: "B", categoryId: "home", sku: id, priceMinor: 1n },
-            id,
-          ),
-        ),
-      },
+      { topic: "product-events", partition: 0, records: [listed(first, "home"), listed(second, "home")] },
       signal,
     );
     const started = performance.now();
@@ -193,7 +133,7 @@ async function freshness(store: AnalyticsStore, handle: BatchHandler): Promise<n
       {
         topic: "order-events",
         partition: 0,
-        records: [placement(`fresh-${n}`, "f@bench.test", [first, second])],
+        records: [placed(`fresh-${n}`, "f@bench.test", [first, second])],
       },
       signal,
     );

@@ -1,94 +1,18 @@
 import { expect } from "chai";
 import { migrateAnalyticsStore, type AnalyticsStore } from "@commerce/runtime/analytics";
-import { createEventFactory, type BatchHandler, type EventRecord } from "@commerce/runtime/events";
-import { UserDeletedSchema } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
-import {
-  OrderPlacedSchema,
-  OrderStatusUpdatedSchema,
-} from "@commerce/runtime/gen/commerce/events/v1/order_events_pb.js";
-import {
-  ProductCreatedSchema,
-  ProductDeletedSchema,
-} from "@commerce/runtime/gen/commerce/events/v1/product_events_pb.js";
+import type { BatchHandler, EventRecord } from "@commerce/runtime/events";
 import { analyticsStoreBackends, type TestAnalyticsStore } from "@commerce/runtime/testing";
 import { createCoPurchaseProcessor } from "./co-purchase-processor.js";
+import { accountDeleted, delisted, listed, placed, statusUpdated } from "./testing/purchase-events.js";
 import { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
 
-const orders = createEventFactory("/commerce/order");
-const catalog = createEventFactory("/commerce/product");
-const accounts = createEventFactory("/commerce/auth");
-
 /** `record`, as if it had happened at `time` (RFC 3339). */
 const at = (record: EventRecord, time: string): EventRecord => ({ ...record, time });
-
-function listed(productId: string, categoryId: string): EventRecord {
-  return catalog.event(
-    ProductCreatedSchema,
-    {
-      productId,
-      name: productId,
-      stock: 10,
-      brand: "B",
-      categoryId,
-      sku: `SKU-${productId}`,
-      priceMinor: 100n,
-    },
-    productId,
-  );
-}
-
-function delisted(productId: string): EventRecord {
-  return catalog.event(ProductDeletedSchema, { productId, name: productId }, productId);
-}
-
-function placed(orderId: string, customer: string, products: readonly string[]): EventRecord {
-  return orders.event(
-    OrderPlacedSchema,
-    {
-      orderId,
-      customerId: customer,
-      items: products.map((productId) => ({ productId, quantity: 1, priceMinor: 100n })),
-      orderDate: "2026-11-20T10:00:00",
-      totalAmountMinor: 100n * BigInt(products.length),
-    },
-    orderId,
-  );
-}
-
-function cancelled(orderId: string, customer: string): EventRecord {
-  return orders.event(
-    OrderStatusUpdatedSchema,
-    {
-      orderId,
-      customerId: customer,
-      previousStatus: "CREATED",
-      status: "CANCELLED",
-      updatedAt: "2026-11-20T11:00:00",
-      totalAmountMinor: 100n,
-    },
-    orderId,
-  );
-}
-
-function confirmed(orderId: string, customer: string): EventRecord {
-  return orders.event(
-    OrderStatusUpdatedSchema,
-    {
-      orderId,
-      customerId: customer,
-      previousStatus: "CREATED",
-      status: "CONFIRMED",
-      updatedAt: "2026-11-20T11:00:00",
-      totalAmountMinor: 100n,
-    },
-    orderId,
-  );
-}
-
-function accountDeleted(email: string): EventRecord {
-  return accounts.event(UserDeletedSchema, { userId: 7, email, deletedAt: "2026-11-20T12:00:00" }, "7");
-}
+const cancelled = (orderId: string, customer: string): EventRecord =>
+  statusUpdated(orderId, customer, "CANCELLED");
+const confirmed = (orderId: string, customer: string): EventRecord =>
+  statusUpdated(orderId, customer, "CONFIRMED");
 
 /**
  * The scripted catalog and orders: a–d are fashion, e and f books; g is deleted after its
