@@ -35,6 +35,12 @@ const cancelledVersion = 1;
 const listedVersion = 1;
 const delistedVersion = 2;
 
+/**
+ * The most distinct products an order may hold and still count as bought together: an order
+ * of k products writes k² pair rows (a thousand-line order would write a million).
+ */
+export const maxPairedProducts = 50;
+
 /** Products per popularity statement: its text stays far under ClickHouse's 256 KiB. */
 const productsPerStatement = 2_000;
 
@@ -116,7 +122,10 @@ function write(
       cancelled,
       version,
     });
-    for (const other of order.products) {
+    // A bulk order pairs nothing: its products' co-purchases would cost the square of its size
+    // in rows and say little. It still counts for each product's popularity (the diagonal).
+    const others = order.products.length > maxPairedProducts ? [product] : order.products;
+    for (const other of others) {
       pairs.push({ product_id: product, other_id: other, order_id: order.orderId, cancelled, version });
     }
   }

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { migrateAnalyticsStore, type AnalyticsStore } from "@commerce/runtime/analytics";
+import { migrateAnalyticsStore, sql, type AnalyticsStore } from "@commerce/runtime/analytics";
 import type { BatchHandler, EventRecord } from "@commerce/runtime/events";
 import { analyticsStoreBackends, type TestAnalyticsStore } from "@commerce/runtime/testing";
-import { createCoPurchaseProcessor } from "./co-purchase-processor.js";
+import { createCoPurchaseProcessor, maxPairedProducts } from "./co-purchase-processor.js";
 import { accountDeleted, delisted, listed, placed, statusUpdated } from "./testing/purchase-events.js";
 import { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
@@ -110,6 +110,21 @@ describe("co-purchase recommendations", () => {
         expect(await reads.alsoBought("g", 10)).to.deep.equal(["a", "b", "c", "d", "e"]);
         await handle([listed("h", "toys"), placed("o7", "fay@x.test", ["h", "a"])]);
         expect(await reads.alsoBought("a", 4)).to.deep.equal(["b", "c", "e", "h"]);
+      });
+
+      it("pairs nothing in an order of more than 50 products, and still counts each one sold", async () => {
+        const bulk = Array.from(
+          { length: maxPairedProducts + 1 },
+          (_, i) => `bulk${String(i).padStart(2, "0")}`,
+        );
+        await handle([...bulk.map((id) => listed(id, "home")), listed("z", "home")]);
+        await handle([placed("big", "gus@x.test", bulk), placed("small", "hal@x.test", ["bulk00", "z"])]);
+        const [pairs] = await store.query<{ rows: string }>(
+          sql`SELECT count() AS rows FROM recommendation_pairs`,
+        );
+        expect(Number(pairs?.rows)).to.equal(bulk.length + 4);
+        // bulk00's only co-purchase is z; then home's best sellers: bulk00 sold twice, the rest once.
+        expect(await reads.alsoBought("bulk00", 3)).to.deep.equal(["z", "bulk01", "bulk02"]);
       });
 
       it("starts a new account under a deleted account's email without the old history", async () => {
