@@ -80,8 +80,8 @@ export function createRecommendationReads(store: AnalyticsStore): Recommendation
 
     forCustomer(email, size, signal) {
       const customer = email.toLowerCase();
-      // The customer's lines, each at its latest version; kept when not cancelled and placed
-      // after the email last changed hands (an aggregate, so FINAL's choice comes first).
+      // The customer's lines, each at its latest version (argMax, taken before any condition);
+      // kept when not cancelled and placed after the email last changed hands.
       const bought = sql`SELECT product_id FROM (
           SELECT product_id, argMax(cancelled, version) AS cancelled_now, any(placed_at) AS placed
           FROM recommendation_order_lines WHERE customer = ${customer}
