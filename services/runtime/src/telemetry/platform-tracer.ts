@@ -50,13 +50,13 @@ export class PlatformTracer implements Tracer {
       options.links ?? noLinks,
     );
     const traceState = sampling.traceState ?? valid?.traceState;
-    const spanContext: SpanContext = {
-      traceId,
-      spanId,
-      traceFlags:
-        sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE,
-      ...(traceState === undefined ? {} : { traceState }),
-    };
+    const traceFlags =
+      sampling.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;
+    // Every request makes one: no spread of a second object on this path.
+    const spanContext: SpanContext =
+      traceState === undefined
+        ? { traceId, spanId, traceFlags }
+        : { traceId, spanId, traceFlags, traceState };
     if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
     const attributes =
       sampling.attributes === undefined

@@ -20,7 +20,12 @@ import {
   type SpanStatus,
   type TimeInput,
 } from "@opentelemetry/api";
-import { isAttributeValue, type InstrumentationScope } from "@opentelemetry/core";
+import {
+  isAttributeValue,
+  isTimeInput,
+  sanitizeAttributes,
+  type InstrumentationScope,
+} from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, SpanProcessor, TimedEvent } from "@opentelemetry/sdk-trace-base";
 import { performance } from "node:perf_hooks";
@@ -268,26 +273,10 @@ export class RecordedSpan implements Span, ReadableSpan {
   }
 }
 
-/** Whether an event's second argument is its time rather than its attributes. */
-function isTimeInput(value: Attributes | TimeInput | undefined): value is TimeInput {
-  // Attributes are never an array; an HrTime is.
-  return typeof value === "number" || value instanceof Date || Array.isArray(value);
-}
-
 /** The valid attributes of an event or a link, at most `limit` of them, and how many were dropped. */
 function limited(attributes: Attributes | undefined, limit: number): [Attributes, number] {
-  const kept: Attributes = {};
-  let count = 0;
-  let dropped = 0;
-  for (const key in attributes) {
-    if (!Object.hasOwn(attributes, key)) continue;
-    const value = attributes[key];
-    if (key.length === 0 || !isAttributeValue(value)) continue;
-    if (count >= limit) dropped += 1;
-    else {
-      kept[key] = value;
-      count += 1;
-    }
-  }
-  return [kept, dropped];
+  const valid = sanitizeAttributes(attributes);
+  const keys = Object.keys(valid);
+  if (keys.length <= limit) return [valid, 0];
+  return [Object.fromEntries(keys.slice(0, limit).map((key) => [key, valid[key]])), keys.length - limit];
 }
