@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The services' container images (ADR 0080): one target per
 # deployable of scripts/cluster/service-catalog.ts, named as it names them (the seven services,
-# the analytics stream processor, and `web`, the public site).
+# the analytics stream processor, the Recommendation service, and `web`, the public site).
 #   docker build --target auth -t commerce-platform/auth:0.1.0 .
 # Docker is not needed to trust this file: `npm test` replays it, instruction by instruction,
 # and starts every target from the result (scripts/images/).
@@ -95,6 +95,11 @@ FROM service AS analytics-processor
 LABEL org.opencontainers.image.title="commerce-platform/analytics-processor" \
       org.opencontainers.image.description="Analytics stream processor: event topics into ClickHouse"
 ENTRYPOINT ["node", "services/analytics/src/processor/main.js"]
+
+FROM service AS recommendation
+LABEL org.opencontainers.image.title="commerce-platform/recommendation" \
+      org.opencontainers.image.description="Recommendation service: customers who bought this also bought"
+ENTRYPOINT ["node", "services/recommendation/src/main.js"]
 
 # The public site (/openapi.json, /docs, the web app at /): the files `npm run build` copied
 # beside the code.

@@ -13,6 +13,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { join } from "node:path";
 import { buildAnalyticsProcessor } from "@commerce/analytics/processor";
 import { buildAnalyticsService } from "@commerce/analytics";
+import { buildRecommendationService } from "@commerce/recommendation";
 import { buildAuthService } from "@commerce/auth";
 import { createPublicSite, readPublicSiteFiles, createEdge, createTokenVerifier } from "@commerce/edge";
 import { buildNotificationService } from "@commerce/notification";
@@ -97,8 +98,8 @@ export async function startPlatform({
       ? createMongoStoreProvider({ url: infra.mongodbUrl })
       : createEmbeddedStoreProvider({ dataDir: join(dataDir, "documents") });
   const bus = await openPlatformBus({ infra, dataDir, clientId: "commerce-platform", logger });
-  // One store for the stream processor and the Analytics service (chDB serves one folder per
-  // process, and one engine is all they need).
+  // One store for the stream processor, the Analytics service and the Recommendation service
+  // (chDB serves one folder per process, and one engine is all they need).
   const analyticsStore: AnalyticsStore = await openAnalyticsStore(config.analyticsStore);
 
   let ready = false;
@@ -123,6 +124,7 @@ export async function startPlatform({
     await buildPaymentService(await contextFor("payment"), config.payment),
     await buildAnalyticsProcessor(await contextFor("analytics-processor"), { store: analyticsStore }),
     await buildAnalyticsService(await contextFor("analytics"), { store: analyticsStore }),
+    await buildRecommendationService(await contextFor("recommendation"), { store: analyticsStore }),
   ];
   // The one host of this process refuses deleted accounts' tokens for every service in it; what
   // it learned lives in a database of the platform's own.

@@ -219,6 +219,7 @@ describe("renderEnvoyConfig", () => {
       "commerce.payment.v1.PaymentService",
       "commerce.payment.v1.SandboxCheckoutService",
       "commerce.analytics.v1.AnalyticsService",
+      "commerce.recommendation.v1.RecommendationService",
     ]);
     // The API's: the site's app pages have a regex of their own (the site's test below).
     const api = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).filter(

@@ -18,6 +18,7 @@ export type ServiceName =
   | "payment"
   | "analytics"
   | "analytics-processor"
+  | "recommendation"
   | "web";
 
 /** Deployment-wide values a service may be given, by the variable that carries each. */
@@ -129,6 +130,15 @@ export const deployableServices: readonly DeployableService[] = [
     peers: {},
     owns: ["CLICKHOUSE_URL"],
     routed: false,
+    kind: "service",
+  },
+  {
+    // Learns from the order events into its own tables in the same ClickHouse.
+    name: "recommendation",
+    entry: "services/recommendation/src/main.js",
+    peers: { PRODUCT_SERVICE_URL: "product" },
+    owns: ["CLICKHOUSE_URL"],
+    routed: true,
     kind: "service",
   },
   {

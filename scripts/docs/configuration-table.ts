@@ -28,6 +28,7 @@ const readerLabels: Readonly<Record<SettingReader, string>> = {
   payment: "payment",
   analytics: "analytics",
   "analytics-processor": "analytics-processor",
+  recommendation: "recommendation",
   web: "web",
   "analytics-rebuild": "`analytics:rebuild`",
   envoy: "Envoy",

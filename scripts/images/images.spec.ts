@@ -26,6 +26,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
+import { RecommendationService } from "@commerce/runtime/gen/commerce/recommendation/v1/recommendation_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { NotificationService } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
@@ -61,6 +62,7 @@ const publicApi: Record<ServiceName, DescService | undefined> = {
   payment: PaymentService,
   analytics: AnalyticsService,
   "analytics-processor": undefined,
+  recommendation: RecommendationService,
   web: undefined,
 };
 

@@ -10,6 +10,8 @@ import { expect } from "chai";
 import { codeOf } from "@commerce/runtime/testing";
 import { randomUUID } from "node:crypto";
 import { AnalyticsService } from "@commerce/runtime/gen/commerce/analytics/v1/analytics_pb.js";
+import { ProductLookupService } from "@commerce/runtime/gen/commerce/product/v1/lookup_pb.js";
+import { CustomerRecommendationService } from "@commerce/runtime/gen/commerce/recommendation/v1/recommendation_pb.js";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
@@ -147,8 +149,39 @@ describe("Service ports: internal methods answer only peer services", () => {
     ).to.equal(Code.NotFound);
   });
 
+  it("ProductLookupService, CustomerRecommendationService: 401 to anyone but a peer", async () => {
+    const lookup = serviceClient("product", ProductLookupService);
+    const forCustomers = serviceClient("recommendation", CustomerRecommendationService);
+    const { ids } = await serviceClient("product", ProductService).bulkCreateProducts(
+      {
+        products: [
+          { name: `Looked up ${randomUUID()}`, price: 3, stock: 1, brand: "Trust", categoryId: "books" },
+        ],
+      },
+      { headers: forgedIdentity(admin, asEdge()) },
+    );
+    const productIds = [ids[0] ?? ""];
+    for (const [what, credentials] of [...impostors, ["the edge credential", asEdge()] as const]) {
+      const headers = forgedIdentity(admin, credentials);
+      expect(await codeOf(lookup.getActiveProducts({ productIds }, { headers })), what).to.equal(
+        Code.Unauthenticated,
+      );
+      expect(
+        await codeOf(forCustomers.getCustomerRecommendations({ email: admin.email }, { headers })),
+        what,
+      ).to.equal(Code.Unauthenticated);
+    }
+    const found = await lookup.getActiveProducts({ productIds }, { headers: asPeer().headers });
+    expect(found.products.map((p) => p.id)).to.deep.equal(productIds);
+    const recommended = await forCustomers.getCustomerRecommendations(
+      { email: admin.email, size: 2 },
+      { headers: asPeer().headers },
+    );
+    expect(recommended.products.length).to.be.at.most(2);
+  });
+
   it("answers gRPC health checks to anyone, so that probes need no credential", async () => {
-    for (const service of ["auth", "user", "product", "order", "notification"] as const) {
+    for (const service of ["auth", "user", "product", "order", "notification", "recommendation"] as const) {
       const health: Client<typeof Health> = serviceClient(service, Health);
       expect((await health.check({ service: "" })).status, service).to.equal(
         HealthCheckResponse_ServingStatus.SERVING,

@@ -1,8 +1,7 @@
 /** The Analytics service as its own process (ADR 0018). */
-import { openAnalyticsStore, readAnalyticsStoreSettings } from "@commerce/runtime/analytics";
+import { openAnalyticsStore, readAnalyticsStoreSettings, withOwnStore } from "@commerce/runtime/analytics";
 import { runServiceProcess } from "@commerce/runtime/server";
 import { buildAnalyticsService } from "./analytics-module.js";
-import { withOwnStore } from "./with-own-store.js";
 
 runServiceProcess(
   {

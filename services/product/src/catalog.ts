@@ -60,6 +60,8 @@ export interface Catalog {
   deleteProduct(productId: string, signal: AbortSignal): Promise<void>;
   /** Products that exist (active or deleted, not pending), with their stock, for order pricing. */
   productsForOrder(productIds: readonly string[], signal: AbortSignal): Promise<StockedProduct[]>;
+  /** The active products among `productIds`, in their order, each once. */
+  activeProducts(productIds: readonly string[], signal: AbortSignal): Promise<StockedProduct[]>;
 }
 
 export interface CatalogDeps {
@@ -83,6 +85,21 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       stock: await ledger.balance(product._id, signal),
       categoryName: categories.byId(product.categoryId)?.name ?? "",
     };
+  }
+
+  /** The products among `productIds` that `kept` keeps, in their order, each once, with their stock. */
+  async function stockedAmong(
+    productIds: readonly string[],
+    kept: (product: ProductDocument) => boolean,
+    signal: AbortSignal,
+  ): Promise<StockedProduct[]> {
+    // One read by `_id` each rather than one `$in` query: FerretDB scans for anything but `_id`.
+    const found = await Promise.all([...new Set(productIds)].map((id) => products.get(id, signal)));
+    return Promise.all(
+      found
+        .filter((product): product is ProductDocument => product !== undefined && kept(product))
+        .map((product) => stocked(product, signal)),
+    );
   }
 
   async function activeProduct(productId: string, signal?: AbortSignal): Promise<ProductDocument> {
@@ -206,16 +223,12 @@ export function createCatalog(deps: CatalogDeps): Catalog {
       );
     },
 
-    async productsForOrder(productIds, signal) {
-      // One read by `_id` each rather than one `$in` query: FerretDB scans for anything but `_id`.
-      const found = await Promise.all([...new Set(productIds)].map((id) => products.get(id, signal)));
-      return Promise.all(
-        found
-          .filter(
-            (product): product is ProductDocument => product !== undefined && product.status !== "PENDING",
-          )
-          .map((product) => stocked(product, signal)),
-      );
+    productsForOrder(productIds, signal) {
+      return stockedAmong(productIds, (product) => product.status !== "PENDING", signal);
+    },
+
+    activeProducts(productIds, signal) {
+      return stockedAmong(productIds, (product) => product.status === "ACTIVE", signal);
     },
   };
 }

@@ -1,11 +1,31 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type {
+  ProductService,
+  ProductSummarySchema,
+} from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import type { BulkCreation } from "./bulk-creation.js";
 import type { Catalog, StockedProduct } from "./catalog.js";
 import { fromMinorUnits } from "@commerce/runtime/money";
 
 /** Public list size when the client sends none (the schema bounds it to 1..100). */
 export const defaultPageSize = 20;
+
+/** A product as the catalog's list shows it (and peers that name products, lookup-handler.ts). */
+export function toProductSummary({
+  product,
+  stock,
+  categoryName,
+}: StockedProduct): MessageInitShape<typeof ProductSummarySchema> {
+  return {
+    id: product._id,
+    name: product.name,
+    price: fromMinorUnits(product.priceMinor),
+    stock,
+    brand: product.brand,
+    category: categoryName,
+  };
+}
 
 /**
  * REST: GET /api/products[/{productId}], GET /api/categories (public); POST, PUT, DELETE
@@ -23,14 +43,7 @@ export function createProductHandler(
         ctx.signal,
       );
       return {
-        content: page.content.map(({ product, stock, categoryName }) => ({
-          id: product._id,
-          name: product.name,
-          price: fromMinorUnits(product.priceMinor),
-          stock,
-          brand: product.brand,
-          category: categoryName,
-        })),
+        content: page.content.map(toProductSummary),
         totalElements: page.totalElements,
         totalPages: page.totalPages,
       };

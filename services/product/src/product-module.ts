@@ -20,11 +20,13 @@ import {
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import { ProductLookupService } from "@commerce/runtime/gen/commerce/product/v1/lookup_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { createBulkCreation } from "./bulk-creation.js";
 import { createCatalog } from "./catalog.js";
 import { createCategories } from "./categories.js";
 import { createInventoryHandler } from "./inventory-handler.js";
+import { createLookupHandler } from "./lookup-handler.js";
 import { createProductHandler } from "./product-handler.js";
 import { openProductCollections } from "./product-store.js";
 import { createReservations } from "./reservations.js";
@@ -104,10 +106,11 @@ export async function buildProductService(
 
   return {
     name: "product",
-    services: [ProductService, InventoryService],
+    services: [ProductService, InventoryService, ProductLookupService],
     register(router) {
       router.service(ProductService, createProductHandler(catalog, bulk));
       router.service(InventoryService, createInventoryHandler(catalog, reservations));
+      router.service(ProductLookupService, createLookupHandler(catalog));
     },
     async start() {
       await categories.seed();

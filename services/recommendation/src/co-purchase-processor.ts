@@ -1,24 +1,16 @@
 /**
  * The Recommendation service's work on one batch of events (purchase-facts.ts): the rows each
- * fact gives go to their tables with one insert per table, then the popularity of every product
- * the batch's orders touched is summed again from its diagonal pairs
- * (recommendation-schema.ts), a key range of the pairs table: the sum reads that product's
- * orders, never the others'. The handler resolves only after all of it is acknowledged, and the
- * bus commits the batch only then, so a crash anywhere in between redelivers the batch: its rows
- * arrive again under the same keys and versions, which FINAL reads once, and the sums are taken
- * again. A placement and its cancellation in one batch are written in one go; a cancellation
+ * fact gives go to their tables with one insert per table (recommendation-schema.ts), then the
+ * counts and rankings the batch changed are taken again from them (ranking-refresh.ts). The
+ * handler resolves only after all of it is acknowledged, and the bus commits the batch only
+ * then, so a crash anywhere in between redelivers the batch: its rows arrive again under the
+ * same keys and versions, which count once, and the sums and rankings are taken again. A placement and its cancellation in one batch are written in one go; a cancellation
  * of an order placed before reads that order's products back first.
  */
-import {
-  type AnalyticsRow,
-  type AnalyticsStore,
-  joinSql,
-  nextSumVersion,
-  sql,
-  sqlList,
-} from "@commerce/runtime/analytics";
+import { type AnalyticsRow, type AnalyticsStore, sql, sqlList } from "@commerce/runtime/analytics";
 import type { BatchHandler } from "@commerce/runtime/events";
 import { purchaseFactOf, type PurchaseFact } from "./purchase-facts.js";
+import { refreshRankings } from "./ranking-refresh.js";
 
 type Placed = Extract<PurchaseFact, { kind: "placed" }>;
 
@@ -41,9 +33,6 @@ const delistedVersion = 2;
  */
 export const maxPairedProducts = 50;
 
-/** Products per popularity statement: its text stays far under ClickHouse's 256 KiB. */
-const productsPerStatement = 2_000;
-
 export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
   return async (batch, signal) => {
     const placed = new Map<string, Placed>();
@@ -52,7 +41,8 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
     const pairs: AnalyticsRow[] = [];
     const products: AnalyticsRow[] = [];
     const forgotten: AnalyticsRow[] = [];
-    const touched = new Set<string>();
+    const touched = new Map<string, Set<string>>();
+    const relisted = new Set<string>();
     for (const record of batch.records) {
       const fact = purchaseFactOf(record);
       switch (fact?.kind) {
@@ -66,6 +56,7 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
           cancellations.push(fact);
           break;
         case "listed":
+          relisted.add(fact.productId);
           products.push({
             product_id: fact.productId,
             category_id: fact.categoryId,
@@ -74,6 +65,7 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
           });
           break;
         case "delisted":
+          relisted.add(fact.productId);
           products.push({ product_id: fact.productId, category_id: "", active: 0, version: delistedVersion });
           break;
         case "forgotten":
@@ -99,21 +91,23 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
     ] as const) {
       if (rows.length > 0) await store.insert(table, rows, signal);
     }
-    await sumPopularity(store, [...touched].sort(), signal);
+    await refreshRankings(store, { pairs: touched, relisted }, signal);
   };
 }
 
-/** The rows of `order` at `version` (cancelled from version 1 on): its lines and its pairs. */
+/**
+ * The rows of `order` at `version` (cancelled from version 1 on): its lines and its pairs, each
+ * pair noted in `touched` (product to others).
+ */
 function write(
   order: OrderLines,
   version: number,
   lines: AnalyticsRow[],
   pairs: AnalyticsRow[],
-  touched: Set<string>,
+  touched: Map<string, Set<string>>,
 ): void {
   const cancelled = version === cancelledVersion ? 1 : 0;
   for (const product of order.products) {
-    touched.add(product);
     lines.push({
       customer: order.customer,
       order_id: order.orderId,
@@ -125,7 +119,10 @@ function write(
     // A bulk order pairs nothing: its products' co-purchases would cost the square of its size
     // in rows and say little. It still counts for each product's popularity (the diagonal).
     const others = order.products.length > maxPairedProducts ? [product] : order.products;
+    const noted = touched.get(product) ?? new Set<string>();
+    touched.set(product, noted);
     for (const other of others) {
+      noted.add(other);
       pairs.push({ product_id: product, other_id: other, order_id: order.orderId, cancelled, version });
     }
   }
@@ -160,27 +157,4 @@ async function placedBefore(
     } else order.products.push(row.product_id);
   }
   return orders;
-}
-
-/** Sums again how many orders not cancelled bought each of `products`. */
-async function sumPopularity(
-  store: AnalyticsStore,
-  products: readonly string[],
-  signal: AbortSignal,
-): Promise<void> {
-  for (let start = 0; start < products.length; start += productsPerStatement) {
-    const some = products.slice(start, start + productsPerStatement);
-    await store.command(
-      sql`INSERT INTO recommendation_popularity (product_id, orders, version)
-        SELECT product_id, uniqExact(order_id) - uniqExactIf(order_id, cancelled = 1) AS orders,
-          ${nextSumVersion()} AS version
-        FROM recommendation_pairs
-        WHERE (product_id, other_id) IN (${joinSql(
-          some.map((product) => sql`(${product}, ${product})`),
-          sql`, `,
-        )})
-        GROUP BY product_id`,
-      signal,
-    );
-  }
 }

@@ -11,8 +11,15 @@
  *   diagonal included (a product with itself: the order bought it). Co-purchases of a product
  *   are one key range; its popularity is its diagonal. A cancellation writes the order's pairs
  *   again at version 1, marked cancelled.
+ * - `recommendation_pair_counts`: per ordered pair, the orders that bought both and were not
+ *   cancelled, summed again from the pair's rows whenever a batch touches the pair (the latest
+ *   sum wins). A product's co-purchases are one key range of it, a row per other product.
  * - `recommendation_popularity`: per product, the orders that bought it and were not
  *   cancelled, summed again from its diagonal whenever a batch touches it (the latest sum wins).
+ * - `recommendation_rankings`: the ranked lists the reads serve, each computed again from the
+ *   counts whenever a batch changes what it ranks (ranking-refresh.ts), so that a read is a
+ *   lookup by key: a product's co-purchases (`also`), a category's best sellers (`category`)
+ *   and the best sellers overall (`overall`, subject ''), as JSON `[[id, count], …]`.
  * - `recommendation_products`: the catalog's active products and their categories, from the
  *   product events. Version 2 (deleted) replaces 1 (listed): a deletion is final.
  * - `recommendation_forgotten_customers`: when each deleted account's email stopped being its
@@ -31,7 +38,8 @@ export const recommendationVersionTable = "recommendation_schema_version";
 export const recommendationMigrations: readonly AnalyticsMigration[] = [
   {
     version: 1,
-    description: "orders, co-purchase pairs, popularity, active products and forgotten customers",
+    description:
+      "orders, co-purchase pairs and counts, popularity, active products, rankings and forgotten customers",
     statements: [
       sql`CREATE TABLE IF NOT EXISTS recommendation_order_lines (
         customer String,
@@ -48,6 +56,12 @@ export const recommendationMigrations: readonly AnalyticsMigration[] = [
         cancelled UInt8,
         version UInt8
       ) ENGINE = ReplacingMergeTree(version) ORDER BY (product_id, other_id, order_id)`,
+      sql`CREATE TABLE IF NOT EXISTS recommendation_pair_counts (
+        product_id String,
+        other_id String,
+        orders UInt64,
+        version UInt64
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY (product_id, other_id)`,
       sql`CREATE TABLE IF NOT EXISTS recommendation_popularity (
         product_id String,
         orders UInt64,
@@ -59,6 +73,12 @@ export const recommendationMigrations: readonly AnalyticsMigration[] = [
         active UInt8,
         version UInt8
       ) ENGINE = ReplacingMergeTree(version) ORDER BY product_id`,
+      sql`CREATE TABLE IF NOT EXISTS recommendation_rankings (
+        list String,
+        subject String,
+        ranked String,
+        version UInt64
+      ) ENGINE = ReplacingMergeTree(version) ORDER BY (list, subject)`,
       sql`CREATE TABLE IF NOT EXISTS recommendation_forgotten_customers (
         customer String,
         forgotten_at DateTime('UTC')

@@ -6,7 +6,7 @@
  *
  * Every request is forwarded as it came. `@clickhouse/client` sends an insert with its statement
  * in the `query` URL parameter (`INSERT INTO <table> FORMAT JSONEachRow`) and the rows in the
- * body, one JSON object a line; the proxy reads the table and the rows' `event_id`s from there.
+ * body, one JSON object a line; the proxy reads the table, the rows and their `event_id`s from there.
  * Answers are passed back whole, once ClickHouse has sent all of one.
  */
 import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
@@ -15,6 +15,9 @@ import type { AddressInfo, Socket } from "node:net";
 /** One insert ClickHouse acknowledged with 200. */
 export interface SeenInsert {
   readonly table: string;
+  /** The rows, each its JSONEachRow line. */
+  readonly rows: readonly string[];
+  /** Each row's `event_id` (the analytics tables'). */
   readonly eventIds: readonly string[];
 }
 
@@ -28,13 +31,16 @@ export interface ClickHouseCrashProxy {
    * (the rows are stored), `crash` runs (it kills the writer), and then the writer's connection
    * is cut without an answer. Requests that arrive meanwhile are held, never forwarded, and cut
    * with it. Resolves with that insert; rejects if ClickHouse refused it (nothing was placed).
+   * Given a table, the inserts into other tables pass, and the next one into it is the one.
    */
-  crashAfterNextInsert(crash: () => Promise<void>): Promise<SeenInsert>;
+  crashAfterNextInsert(crash: () => Promise<void>, table?: string): Promise<SeenInsert>;
   close(): Promise<void>;
 }
 
 interface Armed {
   readonly crash: () => Promise<void>;
+  /** Only an insert into this table sets it off; any insert when undefined. */
+  readonly table: string | undefined;
   readonly resolve: (insert: SeenInsert) => void;
   readonly reject: (error: Error) => void;
 }
@@ -100,7 +106,8 @@ export async function startClickHouseCrashProxy(clickHouseUrl: string): Promise<
       const body = Buffer.concat(chunks);
       const query = new URL(incoming.url ?? "/", "http://proxy").searchParams.get("query") ?? "";
       const table = insertStatement.exec(query)?.[1];
-      const crash = table === undefined ? undefined : armed;
+      const crash =
+        table === undefined || (armed?.table !== undefined && armed.table !== table) ? undefined : armed;
       if (crash !== undefined) {
         armed = undefined;
         held = [];
@@ -111,8 +118,7 @@ export async function startClickHouseCrashProxy(clickHouseUrl: string): Promise<
       } catch (error) {
         answer = { status: 502, headers: {}, body: Buffer.from(`proxy: ${String(error)}`) };
       }
-      const insert =
-        table !== undefined && answer.status === 200 ? { table, eventIds: eventIdsOf(body) } : undefined;
+      const insert = table !== undefined && answer.status === 200 ? seenInsert(table, body) : undefined;
       if (insert !== undefined) inserts.push(insert);
       if (crash === undefined) {
         const headers = Object.fromEntries(
@@ -145,10 +151,10 @@ export async function startClickHouseCrashProxy(clickHouseUrl: string): Promise<
   return {
     url: `http://127.0.0.1:${port}`,
     inserts,
-    crashAfterNextInsert(crash) {
+    crashAfterNextInsert(crash, table) {
       if (armed !== undefined || held !== undefined) throw new Error("a crash is armed already");
       return new Promise((resolve, reject) => {
-        armed = { crash, resolve, reject };
+        armed = { crash, table, resolve, reject };
       });
     },
     async close() {
@@ -159,11 +165,12 @@ export async function startClickHouseCrashProxy(clickHouseUrl: string): Promise<
   };
 }
 
-/** The `event_id` of each JSONEachRow line. */
-function eventIdsOf(body: Buffer): string[] {
-  return body
+/** An insert's rows and the `event_id` of each. */
+function seenInsert(table: string, body: Buffer): SeenInsert {
+  const rows = body
     .toString("utf8")
     .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => String((JSON.parse(line) as { event_id?: unknown }).event_id));
+    .filter((line) => line.trim() !== "");
+  const eventIds = rows.map((line) => String((JSON.parse(line) as { event_id?: unknown }).event_id));
+  return { table, rows, eventIds };
 }

@@ -2,7 +2,8 @@
  * What the service-port suite needs to know about the deployment under test, from the
  * environment (what `npm run cluster:up` prints; in embedded mode every service shares one port):
  *   AUTH_SERVICE_URL, USER_SERVICE_URL, PRODUCT_SERVICE_URL, ORDER_SERVICE_URL,
- *   NOTIFICATION_SERVICE_URL, PAYMENT_SERVICE_URL, ANALYTICS_SERVICE_URL
+ *   NOTIFICATION_SERVICE_URL, PAYMENT_SERVICE_URL, ANALYTICS_SERVICE_URL,
+ *   RECOMMENDATION_SERVICE_URL
  *                              each service's own gRPC port, e.g. http://127.0.0.1:10001
  *   EDGE_SECRET, PEER_SECRET   the deployment's credentials, to show that they are what works
  * Calls go over gRPC on HTTP/2 cleartext, as Envoy and the peers make them.

@@ -2,9 +2,8 @@
  * The analytics stream processor as its own process (ADR 0058): consumes
  * the event topics into the analytics store; it serves no API, and answers probes on PORT.
  */
-import { openAnalyticsStore, readAnalyticsStoreSettings } from "@commerce/runtime/analytics";
+import { openAnalyticsStore, readAnalyticsStoreSettings, withOwnStore } from "@commerce/runtime/analytics";
 import { runServiceProcess } from "@commerce/runtime/server";
-import { withOwnStore } from "../with-own-store.js";
 import { buildAnalyticsProcessor } from "./processor-module.js";
 
 runServiceProcess(

@@ -31,7 +31,7 @@ export const analyticsStoreSettings = declareSettings({
   CLICKHOUSE_URL: {
     whenUnset: "embedded (chDB)",
     meaning: `Use ClickHouse: \`http://host:8123[/database]\` (database \`${defaultDatabase}\` by default)`,
-    readBy: ["embedded", "analytics", "analytics-processor", "analytics-rebuild"],
+    readBy: ["embedded", "analytics", "analytics-processor", "recommendation", "analytics-rebuild"],
   },
 });
 

@@ -9,3 +9,4 @@ export * from "./analytics-store-settings.js";
 export * from "./clickhouse-analytics-store.js";
 export * from "./sql.js";
 export * from "./sum-version.js";
+export * from "./with-own-store.js";

@@ -16,6 +16,7 @@ export const serviceProcesses = [
   "payment",
   "analytics",
   "analytics-processor",
+  "recommendation",
 ] as const;
 
 export type ServiceProcessName = (typeof serviceProcesses)[number];

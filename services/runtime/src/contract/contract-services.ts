@@ -12,7 +12,12 @@ import { PayableOrderService } from "../../gen/commerce/order/v1/payable_pb.js";
 import { PaymentService } from "../../gen/commerce/payment/v1/payment_pb.js";
 import { SandboxCheckoutService } from "../../gen/commerce/payment/v1/sandbox_checkout_pb.js";
 import { InventoryService } from "../../gen/commerce/product/v1/inventory_pb.js";
+import { ProductLookupService } from "../../gen/commerce/product/v1/lookup_pb.js";
 import { ProductService } from "../../gen/commerce/product/v1/product_pb.js";
+import {
+  CustomerRecommendationService,
+  RecommendationService,
+} from "../../gen/commerce/recommendation/v1/recommendation_pb.js";
 import { DirectoryService } from "../../gen/commerce/user/v1/directory_pb.js";
 import { UserService } from "../../gen/commerce/user/v1/user_pb.js";
 
@@ -25,11 +30,14 @@ export const publicServices: readonly DescService[] = [
   SandboxCheckoutService,
   NotificationService,
   AnalyticsService,
+  RecommendationService,
 ];
 
 export const internalServices: readonly DescService[] = [
   AccountService,
   DirectoryService,
   InventoryService,
+  ProductLookupService,
   PayableOrderService,
+  CustomerRecommendationService,
 ];

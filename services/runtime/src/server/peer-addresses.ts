@@ -22,7 +22,7 @@ export const peerAddresses = declareSettings({
   },
   PRODUCT_SERVICE_URL: {
     whenUnset: "required",
-    meaning: "The Product service's address, which Order calls",
-    readBy: ["order"],
+    meaning: "The Product service's address, which Order and Recommendation call",
+    readBy: ["order", "recommendation"],
   },
 });

@@ -1,10 +1,10 @@
-import type { AnalyticsStore } from "@commerce/runtime/analytics";
-import type { ServiceModule } from "@commerce/runtime/server";
+import type { ServiceModule } from "../server/service-module.js";
+import type { AnalyticsStore } from "./analytics-store.js";
 
 /**
  * A module built on a store its process opened for it alone: the store closes after the module
  * stops, or at once if building fails. (The embedded platform shares one store between the
- * processor and the service, and closes it itself.)
+ * modules that use one, and closes it itself.)
  */
 export async function withOwnStore(
   store: AnalyticsStore,

@@ -1,0 +1,221 @@
+/**
+ * After a batch's rows are written, everything derived from them is summed or ranked again from
+ * the store, for the keys the batch changed and no others (recommendation-schema.ts):
+ *
+ * 1. the count of every ordered pair its orders hold (the diagonal is each product's own);
+ * 2. the popularity of every product in them;
+ * 3. the co-purchase ranking of each of those products, and of every product ever bought with
+ *    one the batch listed or deleted (an active product may enter or leave its list);
+ * 4. the best-seller rankings of their categories, and overall.
+ *
+ * Each sum and ranking is taken whole, never adjusted: one stamped later (`nextSumVersion`) read
+ * everything an earlier one read, so a redelivered batch, or two consumers touching one product,
+ * leave the latest complete answer, and the reads find it by key.
+ */
+import {
+  type AnalyticsRow,
+  type AnalyticsStore,
+  joinSql,
+  nextSumVersion,
+  type Sql,
+  sql,
+  sqlList,
+} from "@commerce/runtime/analytics";
+import { bestSellersKept, byRank, coPurchasesKept, encodeRanked, type Ranked } from "./rankings.js";
+
+export interface RefreshScope {
+  /** Each product whose orders changed, with the others those orders held (itself included). */
+  readonly pairs: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The products listed or deleted. */
+  readonly relisted: ReadonlySet<string>;
+}
+
+/** Keys per statement: its text stays far under ClickHouse's 256 KiB. */
+const keysPerStatement = 2_000;
+
+/** The active products (of `categories`, when given), each by its latest listing. */
+export const activeProducts = (categories?: Sql): Sql =>
+  sql`SELECT product_id FROM recommendation_products GROUP BY product_id
+    HAVING argMax(active, version) = 1${categories === undefined ? sql`` : sql` AND argMax(category_id, version) IN (${categories})`}`;
+
+/** Orders not cancelled among a group of pair rows: distinct, less those with a cancelled row. */
+const ordersKept = sql`toInt64(uniqExact(order_id)) - toInt64(uniqExactIf(order_id, cancelled = 1))`;
+
+export async function refreshRankings(
+  store: AnalyticsStore,
+  scope: RefreshScope,
+  signal: AbortSignal,
+): Promise<void> {
+  const bought = [...scope.pairs.keys()].sort();
+  const relisted = [...scope.relisted].sort();
+  await sumPairs(
+    store,
+    [...scope.pairs].flatMap(([product, others]) => [...others].map((other) => [product, other])),
+    signal,
+  );
+  await sumPopularity(store, bought, signal);
+  const neighbours = await boughtWith(store, relisted, signal);
+  await rankCoPurchases(store, [...new Set([...bought, ...neighbours])].sort(), signal);
+  if (bought.length + relisted.length > 0) {
+    await rankBestSellers(
+      store,
+      await categoriesOf(store, [...new Set([...bought, ...relisted])], signal),
+      signal,
+    );
+  }
+}
+
+function* chunks<T>(items: readonly T[]): Generator<readonly T[]> {
+  for (let start = 0; start < items.length; start += keysPerStatement) {
+    yield items.slice(start, start + keysPerStatement);
+  }
+}
+
+async function sumPairs(
+  store: AnalyticsStore,
+  pairs: readonly (readonly [string, string])[],
+  signal: AbortSignal,
+): Promise<void> {
+  for (const some of chunks(pairs)) {
+    await store.command(
+      sql`INSERT INTO recommendation_pair_counts (product_id, other_id, orders, version)
+        SELECT product_id, other_id, ${ordersKept} AS orders, ${nextSumVersion()} AS version
+        FROM recommendation_pairs
+        WHERE (product_id, other_id) IN (${joinSql(
+          some.map(([product, other]) => sql`(${product}, ${other})`),
+          sql`, `,
+        )})
+        GROUP BY product_id, other_id`,
+      signal,
+    );
+  }
+}
+
+/** Popularity is a product's diagonal: the orders that bought it. */
+async function sumPopularity(
+  store: AnalyticsStore,
+  products: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  for (const some of chunks(products)) {
+    await store.command(
+      sql`INSERT INTO recommendation_popularity (product_id, orders, version)
+        SELECT product_id, ${ordersKept} AS orders, ${nextSumVersion()} AS version
+        FROM recommendation_pairs
+        WHERE (product_id, other_id) IN (${joinSql(
+          some.map((product) => sql`(${product}, ${product})`),
+          sql`, `,
+        )})
+        GROUP BY product_id`,
+      signal,
+    );
+  }
+}
+
+/** The products ever bought in one order with any of `products`. */
+async function boughtWith(
+  store: AnalyticsStore,
+  products: readonly string[],
+  signal: AbortSignal,
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const some of chunks(products)) {
+    const rows = await store.query<{ other_id: string }>(
+      sql`SELECT DISTINCT other_id FROM recommendation_pair_counts WHERE product_id IN ${sqlList(some)}`,
+      signal,
+    );
+    found.push(...rows.map((row) => row.other_id));
+  }
+  return found;
+}
+
+/** Each product's most bought-with active products, as its `also` ranking (empty when none). */
+async function rankCoPurchases(
+  store: AnalyticsStore,
+  products: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  for (const some of chunks(products)) {
+    const version = nextSumVersion();
+    const rows = await store.query<{ product_id: string; other_id: string; orders: string }>(
+      sql`SELECT product_id, other_id, toInt64(argMax(orders, version)) AS orders
+        FROM recommendation_pair_counts
+        WHERE product_id IN ${sqlList(some)} AND other_id != product_id AND other_id IN (${activeProducts()})
+        GROUP BY product_id, other_id HAVING orders > 0
+        ORDER BY product_id, orders DESC, other_id LIMIT ${coPurchasesKept} BY product_id`,
+      signal,
+    );
+    const rankings = new Map<string, [string, number][]>(some.map((product) => [product, []]));
+    for (const row of rows) rankings.get(row.product_id)?.push([row.other_id, Number(row.orders)]);
+    await store.insert("recommendation_rankings", rankingRows("also", rankings, version), signal);
+  }
+}
+
+/** The categories `products` are listed in (a deleted product's, as it was listed). */
+async function categoriesOf(
+  store: AnalyticsStore,
+  products: readonly string[],
+  signal: AbortSignal,
+): Promise<string[]> {
+  const found = new Set<string>();
+  for (const some of chunks(products)) {
+    const rows = await store.query<{ category: string }>(
+      sql`SELECT DISTINCT maxIf(category_id, active = 1) AS category FROM recommendation_products
+        WHERE product_id IN ${sqlList(some)} GROUP BY product_id`,
+      signal,
+    );
+    for (const row of rows) if (row.category !== "") found.add(row.category);
+  }
+  return [...found].sort();
+}
+
+/** The best sellers of each of `categories` and overall: active products by orders kept. */
+async function rankBestSellers(
+  store: AnalyticsStore,
+  categories: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  const version = nextSumVersion();
+  const sold = sql`SELECT product_id, toInt64(argMax(orders, version)) AS orders FROM recommendation_popularity
+    GROUP BY product_id HAVING orders > 0`;
+  const listedIn = sql`SELECT product_id, argMax(category_id, version) AS category FROM recommendation_products
+    GROUP BY product_id HAVING argMax(active, version) = 1`;
+  const byCategory =
+    categories.length === 0
+      ? sql``
+      : sql`UNION ALL SELECT category, product_id, orders FROM (${sold}) AS sold ANY INNER JOIN (${listedIn}) AS listed USING product_id
+          WHERE category IN ${sqlList(categories)}
+          ORDER BY category, orders DESC, product_id LIMIT ${bestSellersKept} BY category`;
+  const rows = await store.query<{ category: string; product_id: string; orders: string }>(
+    sql`SELECT '' AS category, product_id, orders FROM (${sold}) WHERE product_id IN (${activeProducts()})
+      ORDER BY orders DESC, product_id LIMIT ${bestSellersKept} ${byCategory}`,
+    signal,
+  );
+  const overall = new Map<string, [string, number][]>([["", []]]);
+  const byCategoryRankings = new Map<string, [string, number][]>(
+    categories.map((category) => [category, []]),
+  );
+  for (const row of rows) {
+    (row.category === "" ? overall : byCategoryRankings)
+      .get(row.category)
+      ?.push([row.product_id, Number(row.orders)]);
+  }
+  await store.insert(
+    "recommendation_rankings",
+    [...rankingRows("overall", overall, version), ...rankingRows("category", byCategoryRankings, version)],
+    signal,
+  );
+}
+
+function rankingRows(
+  list: string,
+  rankings: ReadonlyMap<string, [string, number][]>,
+  version: number,
+): AnalyticsRow[] {
+  return [...rankings].map(([subject, ranked]) => ({
+    list,
+    subject,
+    ranked: encodeRanked(ranked.sort(byRank) satisfies Ranked),
+    version,
+  }));
+}
