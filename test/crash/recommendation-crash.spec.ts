@@ -1,7 +1,7 @@
 /**
  * The same events delivered twice leave every recommendation the same, with the Recommendation
  * service running as its own process (`services/recommendation/src/main.ts`, as the topology
- * runs it) on a private Kafka and a private ClickHouse of this spec. Twice over, each placed
+ * runs it) on a private Kafka and a private ClickHouse of this test. Twice over, each placed
  * deterministically (ADR 0084), as for the analytics stream processor:
  *
  *   - killed with SIGKILL after it stored a batch's pairs and before its commit (the ClickHouse
@@ -12,7 +12,7 @@
  * The answers are read with the service's own reads (`createRecommendationReads`, what its
  * endpoints run) from the same database, for every product and customer of the script, with
  * every pair's count behind them, and compared with a reference: the same events handed once, in order, to the same batch handler
- * over a database of the spec's own. Merges are stopped after the first stretch, so every
+ * over a database of the test's own. Merges are stopped after the first stretch, so every
  * copy stays in the tables and only the reads' own counting can count each once.
  */
 import { expect } from "chai";
@@ -119,7 +119,7 @@ describe("Recommendation service redelivered (its own process, Kafka, ClickHouse
         DATA_DIR: join(scratch, "recommendation"),
         KAFKA_BROKERS: kafka.brokers,
         CLICKHOUSE_URL: `${proxy.url}/${database}`,
-        // Never called: the spec reads the store, not the endpoints that fill in products.
+        // Never called: the test reads the store, not the endpoints that fill in products.
         PRODUCT_SERVICE_URL: "http://127.0.0.1:9",
         PEER_SECRET: secrets.peer,
         EDGE_SECRET_SHA256: createHash("sha256").update(secrets.edge).digest("hex"),

@@ -1,7 +1,8 @@
 /**
  * A customer's visit, in a real browser at the platform's public address: browse and filter the
  * catalog, fill a cart, register on the way to the checkout, order, pay at the sandbox gateway,
- * watch the order get confirmed, read the notifications it caused and mark one read. Only the
+ * watch the order get confirmed, read the notifications it caused and mark one read, and see
+ * what they bought together recommended. Only the
  * catalog's products are made beforehand, through the API, by the admin; everything else is
  * done on the screen and asserted from what the screen shows.
  */
@@ -31,14 +32,19 @@ async function catalogCount(page: Page, count: number): Promise<void> {
 describe("A customer's journey in the web app", () => {
   const browser = useSuiteBrowser();
 
-  it("browses, filters by category and brand, registers, orders two products, pays, sees the order confirmed and marks a notification read", async function () {
+  it("browses, filters by category and brand, registers, orders two products, pays, sees the order confirmed, marks a notification read and sees the pair recommended", async function () {
     this.timeout(180_000);
     // A brand of this run's own: filtered on it, the catalog shows exactly these products.
     const brand = uniqueLabel("Lumen");
     const lamp = { name: "Desk lamp", price: 1499, stock: 12 };
     const headphones = { name: "Headphones", price: 2999, stock: 5 };
     const guide = { name: "Field guide to birds", price: 349.5, stock: 30 };
-    await createdProduct({ ...lamp, brand, categoryId: "electronics", description: "Warm light, steel arm" });
+    const lampId = await createdProduct({
+      ...lamp,
+      brand,
+      categoryId: "electronics",
+      description: "Warm light, steel arm",
+    });
     await createdProduct({ ...headphones, brand, categoryId: "electronics", description: "Closed back" });
     await createdProduct({ ...guide, brand, categoryId: "books", description: "With colour plates" });
     const customer = registration("shopper");
@@ -158,6 +164,22 @@ describe("A customer's journey in the web app", () => {
     // The header's count and the list are read again each on its own: wait for the list's.
     await page.getByRole("button", { name: `Mark as read: ${confirmation}` }).waitFor({ state: "detached" });
     expect(await markButtons.count()).to.equal(unread - 1);
+
+    // The lamp's page now says what was bought with it: the guide first (learnt from the order's
+    // event, so reload until it is in), then the shop's best sellers.
+    await page.goto(at(`/products/${encodeURIComponent(lampId)}`));
+    await page.getByRole("heading", { name: lamp.name, level: 1 }).waitFor();
+    const alsoBought = page.getByRole("region", { name: "Customers also bought" });
+    await reloadUntilShown(
+      page,
+      alsoBought.getByRole("link", { name: guide.name }),
+      "the guide, bought with the lamp",
+    );
+    const recommended = await alsoBought.getByRole("heading", { level: 3 }).allInnerTexts();
+    expect(recommended[0]).to.equal(guide.name);
+    expect(recommended.length).to.be.within(1, 4);
+    await expectAccessible(page, "the product page with what was bought with it");
+    await saveScreenshot(recorded, "product-also-bought", { fullPage: true });
 
     // The account the registration made.
     await header.getByRole("link", { name: "Account" }).click();

@@ -6,13 +6,11 @@
 import { useCallback, useState, type SubmitEvent } from "react";
 import { api, outcomeOf } from "../api/commerce.js";
 import { useResource } from "../api/use-resource.js";
-import { cart } from "../cart/cart-store.js";
-import { Link, navigate, useLocation, withQuery } from "../routing/router.js";
-import { announce } from "../ui/announcer.js";
-import { formatMoney } from "../ui/format.js";
+import { navigate, useLocation, withQuery } from "../routing/router.js";
 import { Page } from "../ui/page.js";
 import { Empty, Loaded } from "../ui/status.js";
 import { Pager } from "../ui/pager.js";
+import { ProductCard } from "./product-card.js";
 
 const pageSize = 12;
 
@@ -118,30 +116,7 @@ export function CatalogPage() {
               </p>
               <ul className="product-grid">
                 {found.content.map((product) => (
-                  <li key={product.id} className="card product-card">
-                    <h2>
-                      <Link to={`/products/${encodeURIComponent(product.id)}`}>{product.name}</Link>
-                    </h2>
-                    <p className="muted">
-                      {product.brand === "" ? "" : `${product.brand} · `}
-                      {product.category}
-                    </p>
-                    <p className="price">{formatMoney(product.price)}</p>
-                    <p className={product.stock > 0 ? "stock" : "stock out"}>
-                      {product.stock > 0 ? `${product.stock} in stock` : "Out of stock"}
-                    </p>
-                    <button
-                      type="button"
-                      disabled={product.stock === 0}
-                      aria-label={`Add to cart: ${product.name}`}
-                      onClick={() => {
-                        cart.add(product, 1);
-                        announce(`Added ${product.name} to your cart.`);
-                      }}
-                    >
-                      Add to cart
-                    </button>
-                  </li>
+                  <ProductCard key={product.id} product={product} headingLevel={2} />
                 ))}
               </ul>
               <Pager

@@ -1,4 +1,4 @@
-/** One product, for any visitor, with a quantity to add to the cart. */
+/** One product, for any visitor, with a quantity to add to the cart, and what was bought with it. */
 import { useCallback, useState, type SubmitEvent } from "react";
 import { api, outcomeOf } from "../api/commerce.js";
 import { useResource } from "../api/use-resource.js";
@@ -8,6 +8,7 @@ import { announce } from "../ui/announcer.js";
 import { formatMoney } from "../ui/format.js";
 import { Page } from "../ui/page.js";
 import { Loaded } from "../ui/status.js";
+import { AlsoBought } from "./also-bought.js";
 
 export function ProductPage({ productId }: { productId: string }) {
   const load = useCallback(
@@ -70,6 +71,7 @@ export function ProductPage({ productId }: { productId: string }) {
           );
         }}
       </Loaded>
+      {outcome?.ok === true ? <AlsoBought productId={productId} /> : null}
     </Page>
   );
 }
