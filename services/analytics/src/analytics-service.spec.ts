@@ -5,7 +5,12 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "chai";
-import { type AnalyticsStore, sql } from "@commerce/runtime/analytics";
+import { type AnalyticsStore, migrateAnalyticsStore, sql } from "@commerce/runtime/analytics";
+import {
+  createRecommendationReads,
+  recommendationMigrations,
+  recommendationVersionTable,
+} from "@commerce/recommendation";
 import { deadLetterTopic, type EventRecord } from "@commerce/runtime/events";
 import type { ServiceModule } from "@commerce/runtime/server";
 import {
@@ -275,10 +280,21 @@ describe("Analytics pipeline", () => {
         ]);
         await refreshRollups(store, "orders", [strayAt]);
         expect((await analytics().getOrderStats({})).totalOrders).to.equal(5);
+        // The recommendations, in the same store, are rebuilt too: p1 sold in the three orders
+        // not cancelled (a stray pair row is gone), and is the one best seller.
+        await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
+        await store.insert("recommendation_pairs", [
+          { product_id: "p1", other_id: "p1", order_id: "ord_stray", cancelled: 0, version: 0 },
+        ]);
         const logger = createLogger("silent", "test");
         const first = await rebuildAnalytics({ store, bus: harness.bus, logger });
         expect(first.records).to.equal(19n);
         expect(await reports()).to.deep.equal(expectedOfSomeEvents);
+        const [sold] = await store.query<{ orders: string }>(
+          sql`SELECT argMax(orders, version) AS orders FROM recommendation_popularity WHERE product_id = 'p1'`,
+        );
+        expect(sold?.orders).to.equal("3");
+        expect(await createRecommendationReads(store).alsoBought("another", 4)).to.deep.equal(["p1"]);
         await rebuildAnalytics({ store, bus: harness.bus, logger });
         expect(await reports()).to.deep.equal(expectedOfSomeEvents);
         // Its consumer group is gone: the next rebuild starts at the beginning again, and it

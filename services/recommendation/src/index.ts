@@ -11,4 +11,8 @@ export {
   recommendationGroup,
   type RecommendationOptions,
 } from "./recommendation-module.js";
-export { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
+export {
+  recommendationMigrations,
+  recommendationTables,
+  recommendationVersionTable,
+} from "./recommendation-schema.js";

@@ -35,6 +35,17 @@ import { type AnalyticsMigration, sql } from "@commerce/runtime/analytics";
 
 export const recommendationVersionTable = "recommendation_schema_version";
 
+/** Every table the events fill: what a rebuild empties before it replays the log. */
+export const recommendationTables = [
+  "recommendation_order_lines",
+  "recommendation_pairs",
+  "recommendation_pair_counts",
+  "recommendation_popularity",
+  "recommendation_products",
+  "recommendation_rankings",
+  "recommendation_forgotten_customers",
+] as const;
+
 export const recommendationMigrations: readonly AnalyticsMigration[] = [
   {
     version: 1,

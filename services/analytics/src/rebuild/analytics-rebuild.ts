@@ -1,17 +1,25 @@
 /**
- * Rebuilds the analytics tables from the event log (ADR 0059): empties
- * them, then replays every event the log holds, from the earliest record, through the stream
- * processor's own code, in a consumer group of its own. It returns once the replay has reached
+ * Rebuilds the analytics store's tables from the event log (ADR 0059): the Analytics service's
+ * and the Recommendation service's. Empties them, then replays every event the log holds, from
+ * the earliest record, through the stream processor's and the recommendation consumer's own
+ * code, in a consumer group of its own. It returns once the replay has reached
  * the end the log had when it began, so the figures are then complete (and equal to what the
  * live processor had built, since both count each event id once).
  *
- * The live processor may keep running meanwhile: whatever it writes after the tables were
- * emptied stays, and whatever it had written before comes again from the replay. The figures
- * read low while the replay runs. Two rebuilds at once are refused by the bus (the replay's
+ * The live consumers may keep running meanwhile: whatever they write after the tables were
+ * emptied stays, and whatever they had written before comes again from the replay. The figures
+ * read low, and recommendations thin, while the replay runs. Two rebuilds at once are refused by the bus (the replay's
  * group still has a member).
  */
+import {
+  createCoPurchaseProcessor,
+  recommendationMigrations,
+  recommendationTables,
+  recommendationVersionTable,
+} from "@commerce/recommendation";
 import { type AnalyticsStore, migrateAnalyticsStore, identifier, sql } from "@commerce/runtime/analytics";
 import {
+  type BatchHandler,
   type EventBus,
   type PartitionLag,
   startBatchConsumer,
@@ -44,7 +52,8 @@ export interface RebuildResult {
 export async function rebuildAnalytics(options: RebuildOptions): Promise<RebuildResult> {
   const { store, bus, logger } = options;
   await migrateAnalyticsStore(store, analyticsMigrations);
-  for (const table of pipelineTables) {
+  await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
+  for (const table of [...pipelineTables, ...recommendationTables]) {
     await store.command(sql`TRUNCATE TABLE ${identifier(table)}`);
   }
   const topics = eventTopics();
@@ -56,7 +65,7 @@ export async function rebuildAnalytics(options: RebuildOptions): Promise<Rebuild
     group: rebuildGroup,
     topics,
     ...processorBatch,
-    handler: createStreamProcessor(store),
+    handler: inTurn([createStreamProcessor(store), createCoPurchaseProcessor(store)]),
     logger,
     // A replay of the whole log, not the effect of the requests that caused the records.
     telemetry: untraced,
@@ -81,6 +90,13 @@ export async function rebuildAnalytics(options: RebuildOptions): Promise<Rebuild
   await bus.deleteGroup(rebuildGroup);
   logger.info({ records: total.toString() }, "analytics rebuild: done");
   return { records: total };
+}
+
+/** Each handler's work on every batch, one after the other (each ignores what it does not read). */
+function inTurn(handlers: readonly BatchHandler[]): BatchHandler {
+  return async (batch, signal) => {
+    for (const handle of handlers) await handle(batch, signal);
+  };
 }
 
 /** How many of `target`'s records (up to its end then) the group has passed now. */
