@@ -4,6 +4,7 @@ import type { ServiceRoutes } from "@commerce/runtime/server";
 import { eventually, codeOf, startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inventory_pb.js";
+import { ProductLookupService } from "@commerce/runtime/gen/commerce/product/v1/lookup_pb.js";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import {
   admin,
@@ -46,7 +47,7 @@ describeStockRaces("embedded store", async () => {
   return { harness, store: harness.context.store, close: () => harness.close() };
 });
 
-describe("Product service: InventoryService over RPC", () => {
+describe("Product service: InventoryService and ProductLookupService over RPC", () => {
   let harness: ServiceHarness;
   beforeEach(async () => {
     harness = await startProductHarness();
@@ -187,6 +188,33 @@ describe("Product service: InventoryService over RPC", () => {
     expect(byId.size).to.equal(2);
     expect(byId.get(productId)).to.include({ unitPriceMinor: 1999n, active: true, stock: 4 });
     expect(byId.get(deleted)).to.include({ unitPriceMinor: 500n, active: false, stock: 2 });
+  });
+
+  it("looks up active products for peers as the list shows them, in the order asked, each once", async () => {
+    const pen = await createTestProduct(harness, 4, 19.99, {
+      name: "Pen",
+      brand: "Acme",
+      categoryId: "books",
+    });
+    const ink = await createTestProduct(harness, 0, 5, { name: "Ink", brand: "", categoryId: "books" });
+    const deleted = await createTestProduct(harness, 2, 5);
+    await harness.client(ProductService, admin).deleteProduct({ productId: deleted });
+    const { products } = await harness
+      .peerClient(ProductLookupService)
+      .getActiveProducts({ productIds: [ink, deleted, "no-such-product", pen, ink] });
+    expect(
+      products.map((p) => ({
+        id: p.id,
+        name: p.name,
+        price: p.price,
+        stock: p.stock,
+        brand: p.brand,
+        category: p.category,
+      })),
+    ).to.deep.equal([
+      { id: ink, name: "Ink", price: 5, stock: 0, brand: "", category: "Books" },
+      { id: pen, name: "Pen", price: 19.99, stock: 4, brand: "Acme", category: "Books" },
+    ]);
   });
 });
 
