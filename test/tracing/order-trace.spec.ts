@@ -5,7 +5,8 @@
  * trace: Envoy's span, the service's RPC SERVER span, its peer calls (CLIENT, and the peer's
  * SERVER), its MongoDB operations, the outbox relay's PRODUCER span, and the consumers' CONSUMER
  * spans in other processes, reached through the Kafka record's headers. The stream processor's
- * batch span links to the request, and its ClickHouse insert is the batch's child.
+ * and the Recommendation service's batch spans link to the request, and their ClickHouse
+ * inserts are the batch's children.
  *
  * npm test runs it against the cluster it starts (ADR 0062).
  */
@@ -276,7 +277,8 @@ describe("one trace per request: Envoy → services → MongoDB → Kafka → co
     expect(notices.map((s) => s.name)).to.include("insert notifications");
   });
 
-  it("links the stream processor's batch to the order's request, and its ClickHouse insert is the batch's child", async () => {
+  /** `service`'s batch of the order's event (group `group`) links to the order, its ClickHouse inserts its children. */
+  async function batchLinkedToTheOrder(service: string, group: string): Promise<void> {
     let placeOrderSpanId: string | undefined;
     await awaitTrace(place.traceId, {
       "PlaceOrder SERVER": (s) => {
@@ -288,9 +290,9 @@ describe("one trace per request: Envoy → services → MongoDB → Kafka → co
     const linksToOrder = (s: TracedSpan): boolean =>
       s.links.some((link) => link.traceId === place.traceId && link.spanId === placeOrderSpanId);
     const spans = await pollUntil(
-      "the stream processor's batch linked to the order",
+      `${service}'s batch linked to the order`,
       async () => {
-        const found = await spansOfService(queryUrl(), "commerce-analytics-processor", {
+        const found = await spansOfService(queryUrl(), service, {
           limit: 1_000,
           lookbackMs: Date.now() - started + 60_000,
         });
@@ -312,7 +314,7 @@ describe("one trace per request: Envoy → services → MongoDB → Kafka → co
     expect(batch.attributes).to.include({
       "messaging.system": "kafka",
       "messaging.destination.name": "order-events",
-      "messaging.consumer.group.name": "analytics-processor",
+      "messaging.consumer.group.name": group,
     });
     const inserts = spans.filter(
       (s) => s.parentId === batch.spanId && s.attributes["db.system.name"] === "clickhouse",
@@ -322,7 +324,13 @@ describe("one trace per request: Envoy → services → MongoDB → Kafka → co
       expect(insert.name).to.match(/^INSERT \w+$/);
       expect(insert.attributes["db.collection.name"]).to.equal(insert.name.slice("INSERT ".length));
     }
-  });
+  }
+
+  it("links the stream processor's batch to the order's request, and its ClickHouse insert is the batch's child", () =>
+    batchLinkedToTheOrder("commerce-analytics-processor", "analytics-processor"));
+
+  it("links the Recommendation service's batch to the order's request, and its ClickHouse inserts are the batch's children", () =>
+    batchLinkedToTheOrder("commerce-recommendation", "recommendation-service"));
 
   it("follows the captured payment: Payment SERVER → PRODUCER payment-events → Order's CONSUMER confirms the order", async () => {
     const spans = await awaitTrace(capture.traceId, {
