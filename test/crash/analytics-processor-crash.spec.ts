@@ -24,10 +24,6 @@
  * would pass by luck. Only the figures' own reading (FINAL, distinct ids) counts each once.
  */
 import { expect } from "chai";
-import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { createAnalyticsFigures, type AnalyticsFigures, eventTables } from "@commerce/analytics";
 import { processorGroup } from "@commerce/analytics/processor";
@@ -49,14 +45,13 @@ import {
   sql,
   sqlList,
 } from "@commerce/runtime/analytics";
-import { type EventBus, type EventRecord, eventTopics, createKafkaBus } from "@commerce/runtime/events";
-import { createLogger } from "@commerce/runtime/logging";
+import { type EventBus, type EventRecord, eventTopics } from "@commerce/runtime/events";
 import { formatDate, formatTimestamp } from "@commerce/runtime/time";
-import { startClickHouse, type ClickHouseInstance } from "#infra/clickhouse.js";
-import { startKafka, type KafkaInstance } from "#infra/kafka.js";
+import type { ClickHouseInstance } from "#infra/clickhouse.js";
 import { startServiceProcess, type ServiceProcess } from "#testing/service-process.js";
 import { pollUntil } from "../acceptance/support/polling.js";
-import { startClickHouseCrashProxy, type ClickHouseCrashProxy } from "./support/clickhouse-crash-proxy.js";
+import type { ClickHouseCrashProxy } from "./support/clickhouse-crash-proxy.js";
+import { startStoreCrashRig, type StoreCrashRig } from "./support/store-crash-rig.js";
 import { expectedFigures, figureEventIds, readFigures, type FigureDays } from "./support/figure-snapshot.js";
 
 const database = "analytics_crash";
@@ -112,8 +107,6 @@ const secondSet = [
 
 describe("analytics stream processor redelivered (its own process, Kafka, ClickHouse)", function () {
   this.timeout(4 * 60_000);
-  let scratch: string;
-  let kafka: KafkaInstance;
   let clickHouse: ClickHouseInstance;
   let proxy: ClickHouseCrashProxy;
   let bus: EventBus;
@@ -121,26 +114,14 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
   let figures: AnalyticsFigures;
   let processor: ServiceProcess | undefined;
   const published: EventRecord[] = [];
-  /** Stops what `before` started, in reverse order, however far it got. */
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const secrets = {
-    peer: randomBytes(32).toString("base64url"),
-    edge: randomBytes(32).toString("base64url"),
-  };
+  let rig: StoreCrashRig | undefined;
 
   const startProcessor = (): Promise<ServiceProcess> =>
     startServiceProcess({
       name: "analytics-processor",
       entry: "services/analytics/src/processor/main.ts",
       env: {
-        HOST: "127.0.0.1",
-        PORT: "0",
-        LOG_LEVEL: "warn",
-        DATA_DIR: join(scratch, "processor"),
-        KAFKA_BROKERS: kafka.brokers,
-        CLICKHOUSE_URL: `${proxy.url}/${database}`,
-        PEER_SECRET: secrets.peer,
-        EDGE_SECRET_SHA256: createHash("sha256").update(secrets.edge).digest("hex"),
+        ...rig!.processEnv("processor", database),
       },
     });
 
@@ -201,30 +182,11 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
   }
 
   before(async () => {
-    scratch = await mkdtemp(join(tmpdir(), "analytics-processor-crash-"));
-    cleanups.push(() => rm(scratch, { recursive: true, force: true }));
-    const [startedKafka, startedClickHouse] = await Promise.allSettled([
-      startKafka({ dataDir: join(scratch, "kafka") }),
-      startClickHouse({ dataDir: join(scratch, "clickhouse") }),
-    ]);
-    for (const started of [startedKafka, startedClickHouse]) {
-      if (started.status === "fulfilled") cleanups.push(() => started.value.stop());
-    }
-    if (startedKafka.status === "rejected") throw startedKafka.reason;
-    if (startedClickHouse.status === "rejected") throw startedClickHouse.reason;
-    kafka = startedKafka.value;
-    clickHouse = startedClickHouse.value;
-    proxy = await startClickHouseCrashProxy(clickHouse.url);
-    cleanups.push(() => proxy.close());
-    bus = await createKafkaBus({
-      brokers: [kafka.brokers],
-      clientId: "analytics-processor-crash-test",
-      logger: createLogger("error", "analytics-processor-crash-test"),
-    });
-    cleanups.push(() => bus.close());
+    rig = await startStoreCrashRig("analytics-processor-crash");
+    ({ clickHouse, proxy, bus } = rig);
     // The processor creates the database at its first start; this store reads it directly.
     store = createClickHouseAnalyticsStore({ url: clickHouse.url, database });
-    cleanups.push(() => store.close());
+    rig.onStop(() => store.close());
     figures = createAnalyticsFigures(store);
 
     // The first stretch, written and committed once, as the history the redeliveries meet.
@@ -243,10 +205,7 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
     processor = undefined;
   });
 
-  after(async () => {
-    // What started last stops first: the clients, then the servers, then their directory.
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  });
+  after(() => rig?.stop());
 
   it("killed with SIGKILL after its insert, before its commit: the batch is written again and every figure counts each event once", async () => {
     await publish(secondSet);

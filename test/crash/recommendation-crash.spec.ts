@@ -16,10 +16,6 @@
  * copy stays in the tables and only the reads' own counting can count each once.
  */
 import { expect } from "chai";
-import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import {
   createCoPurchaseProcessor,
@@ -37,13 +33,12 @@ import {
   migrateAnalyticsStore,
   sql,
 } from "@commerce/runtime/analytics";
-import { type EventBus, type EventRecord, createKafkaBus } from "@commerce/runtime/events";
-import { createLogger } from "@commerce/runtime/logging";
-import { startClickHouse, type ClickHouseInstance } from "#infra/clickhouse.js";
-import { startKafka, type KafkaInstance } from "#infra/kafka.js";
+import type { EventBus, EventRecord } from "@commerce/runtime/events";
+import type { ClickHouseInstance } from "#infra/clickhouse.js";
 import { startServiceProcess, type ServiceProcess } from "#testing/service-process.js";
 import { pollUntil } from "../acceptance/support/polling.js";
-import { startClickHouseCrashProxy, type ClickHouseCrashProxy } from "./support/clickhouse-crash-proxy.js";
+import type { ClickHouseCrashProxy } from "./support/clickhouse-crash-proxy.js";
+import { startStoreCrashRig, type StoreCrashRig } from "./support/store-crash-rig.js";
 
 const database = "recommendation_crash";
 const referenceDatabase = "recommendation_reference";
@@ -94,35 +89,22 @@ async function answers(store: AnalyticsStore): Promise<Record<string, string[]>>
 
 describe("Recommendation service redelivered (its own process, Kafka, ClickHouse)", function () {
   this.timeout(4 * 60_000);
-  let scratch: string;
-  let kafka: KafkaInstance;
   let clickHouse: ClickHouseInstance;
   let proxy: ClickHouseCrashProxy;
   let bus: EventBus;
   let store: AnalyticsStore;
   let service: ServiceProcess | undefined;
   const published: EventRecord[] = [];
-  const cleanups: (() => Promise<unknown>)[] = [];
-  const secrets = {
-    peer: randomBytes(32).toString("base64url"),
-    edge: randomBytes(32).toString("base64url"),
-  };
+  let rig: StoreCrashRig | undefined;
 
   const startService = (): Promise<ServiceProcess> =>
     startServiceProcess({
       name: "recommendation",
       entry: "services/recommendation/src/main.ts",
       env: {
-        HOST: "127.0.0.1",
-        PORT: "0",
-        LOG_LEVEL: "warn",
-        DATA_DIR: join(scratch, "recommendation"),
-        KAFKA_BROKERS: kafka.brokers,
-        CLICKHOUSE_URL: `${proxy.url}/${database}`,
+        ...rig!.processEnv("recommendation", database),
         // Never called: the test reads the store, not the endpoints that fill in products.
         PRODUCT_SERVICE_URL: "http://127.0.0.1:9",
-        PEER_SECRET: secrets.peer,
-        EDGE_SECRET_SHA256: createHash("sha256").update(secrets.edge).digest("hex"),
       },
     });
 
@@ -174,29 +156,10 @@ describe("Recommendation service redelivered (its own process, Kafka, ClickHouse
   const actual = () => answers(store);
 
   before(async () => {
-    scratch = await mkdtemp(join(tmpdir(), "recommendation-crash-"));
-    cleanups.push(() => rm(scratch, { recursive: true, force: true }));
-    const [startedKafka, startedClickHouse] = await Promise.allSettled([
-      startKafka({ dataDir: join(scratch, "kafka") }),
-      startClickHouse({ dataDir: join(scratch, "clickhouse") }),
-    ]);
-    for (const started of [startedKafka, startedClickHouse]) {
-      if (started.status === "fulfilled") cleanups.push(() => started.value.stop());
-    }
-    if (startedKafka.status === "rejected") throw startedKafka.reason;
-    if (startedClickHouse.status === "rejected") throw startedClickHouse.reason;
-    kafka = startedKafka.value;
-    clickHouse = startedClickHouse.value;
-    proxy = await startClickHouseCrashProxy(clickHouse.url);
-    cleanups.push(() => proxy.close());
-    bus = await createKafkaBus({
-      brokers: [kafka.brokers],
-      clientId: "recommendation-crash-test",
-      logger: createLogger("error", "recommendation-crash-test"),
-    });
-    cleanups.push(() => bus.close());
+    rig = await startStoreCrashRig("recommendation-crash");
+    ({ clickHouse, proxy, bus } = rig);
     store = createClickHouseAnalyticsStore({ url: clickHouse.url, database });
-    cleanups.push(() => store.close());
+    rig.onStop(() => store.close());
 
     await publish(firstSet);
     service = await startService();
@@ -214,9 +177,7 @@ describe("Recommendation service redelivered (its own process, Kafka, ClickHouse
     service = undefined;
   });
 
-  after(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  });
+  after(() => rig?.stop());
 
   it("killed with SIGKILL after its insert, before its commit: the batch is written again and every answer is as if delivered once", async () => {
     await publish(secondSet);

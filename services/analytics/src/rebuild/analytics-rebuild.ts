@@ -17,7 +17,14 @@ import {
   recommendationTables,
   recommendationVersionTable,
 } from "@commerce/recommendation";
-import { type AnalyticsStore, migrateAnalyticsStore, identifier, sql } from "@commerce/runtime/analytics";
+import {
+  type AnalyticsStore,
+  migrateAnalyticsStore,
+  identifier,
+  sql,
+  storeConsumerBatch,
+  untilTheStoreAnswers,
+} from "@commerce/runtime/analytics";
 import {
   type BatchHandler,
   type EventBus,
@@ -29,7 +36,6 @@ import {
 import { untraced } from "@commerce/runtime/telemetry";
 import { setTimeout as delay } from "node:timers/promises";
 import { analyticsMigrations, pipelineTables } from "../analytics-schema.js";
-import { processorBatch } from "../processor/processor-module.js";
 import { createStreamProcessor } from "../processor/stream-processor.js";
 
 /** The replay's consumer group; deleted before and after, so each rebuild starts at the beginning. */
@@ -64,13 +70,13 @@ export async function rebuildAnalytics(options: RebuildOptions): Promise<Rebuild
   const subscription = await startBatchConsumer(bus, {
     group: rebuildGroup,
     topics,
-    ...processorBatch,
+    ...storeConsumerBatch,
     handler: inTurn([createStreamProcessor(store), createCoPurchaseProcessor(store)]),
     logger,
     // A replay of the whole log, not the effect of the requests that caused the records.
     telemetry: untraced,
-    // As the live processor: a failing store is waited for (processor-module.ts).
-    attempts: Number.MAX_SAFE_INTEGER,
+    // As the live consumers: a failing store is waited for (createStoreConsumer).
+    attempts: untilTheStoreAnswers,
   });
   try {
     let lastReport = Date.now();

@@ -8,5 +8,6 @@ export * from "./analytics-store-error.js";
 export * from "./analytics-store-settings.js";
 export * from "./clickhouse-analytics-store.js";
 export * from "./sql.js";
+export * from "./store-consumer.js";
 export * from "./sum-version.js";
 export * from "./with-own-store.js";
