@@ -149,6 +149,7 @@ describe("renderEnvoyConfig", () => {
       "GET /api/categories (no query)",
       "GET /api/products (no query)",
       "GET /api/products/{product_id} (no query)",
+      "GET /api/products/{product_id}/recommendations (no query)",
     ]);
     for (const route of shaped) {
       const next = routes[routes.indexOf(route) + 1];

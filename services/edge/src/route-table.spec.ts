@@ -44,6 +44,8 @@ const spec: [string, string, Access, number][] = [
   ["GET", "/api/analytics/dashboard", Access.ADMIN, 200],
   ["GET", "/api/analytics/revenue", Access.ADMIN, 200],
   ["GET", "/api/analytics/orders", Access.ADMIN, 200],
+  ["GET", "/api/products/{product_id}/recommendations", Access.PUBLIC, 200],
+  ["GET", "/api/recommendations/me", Access.AUTHENTICATED, 200],
 ];
 
 describe("createRouteTable", () => {
@@ -76,6 +78,8 @@ describe("createRouteTable", () => {
       "GET /api/payments/my",
       "GET /api/notifications",
       "GET /api/notifications/all",
+      "GET /api/products/{product_id}/recommendations",
+      "GET /api/recommendations/me",
     ]);
   });
 

@@ -34,7 +34,7 @@ export interface RefreshScope {
 const keysPerStatement = 2_000;
 
 /** The active products (of `categories`, when given), each by its latest listing. */
-export const activeProducts = (categories?: Sql): Sql =>
+const activeProducts = (categories?: Sql): Sql =>
   sql`SELECT product_id FROM recommendation_products GROUP BY product_id
     HAVING argMax(active, version) = 1${categories === undefined ? sql`` : sql` AND argMax(category_id, version) IN (${categories})`}`;
 
