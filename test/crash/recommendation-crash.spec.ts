@@ -19,6 +19,7 @@ import { expect } from "chai";
 import { setTimeout as delay } from "node:timers/promises";
 import {
   createCoPurchaseProcessor,
+  createRankingsReplica,
   createRecommendationReads,
   purchaseTopics,
   recommendationGroup,
@@ -75,7 +76,9 @@ const secondSet: EventRecord[] = [
  * read them.
  */
 async function answers(store: AnalyticsStore): Promise<Record<string, string[]>> {
-  const reads = createRecommendationReads(store);
+  const rankings = createRankingsReplica(store);
+  await rankings.refresh();
+  const reads = createRecommendationReads(store, rankings);
   const all: Record<string, string[]> = {};
   for (const product of products) all[`also ${product}`] = await reads.alsoBought(product, 20);
   for (const customer of customers) all[`for ${customer}`] = await reads.forCustomer(customer, 20);

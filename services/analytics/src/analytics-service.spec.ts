@@ -7,6 +7,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { expect } from "chai";
 import { type AnalyticsStore, migrateAnalyticsStore, sql } from "@commerce/runtime/analytics";
 import {
+  createRankingsReplica,
   createRecommendationReads,
   recommendationMigrations,
   recommendationVersionTable,
@@ -294,7 +295,11 @@ describe("Analytics pipeline", () => {
           sql`SELECT argMax(orders, version) AS orders FROM recommendation_popularity WHERE product_id = 'p1'`,
         );
         expect(sold?.orders).to.equal("3");
-        expect(await createRecommendationReads(store).alsoBought("another", 4)).to.deep.equal(["p1"]);
+        const rankings = createRankingsReplica(store);
+        await rankings.refresh();
+        expect(await createRecommendationReads(store, rankings).alsoBought("another", 4)).to.deep.equal([
+          "p1",
+        ]);
         await rebuildAnalytics({ store, bus: harness.bus, logger });
         expect(await reports()).to.deep.equal(expectedOfSomeEvents);
         // Its consumer group is gone: the next rebuild starts at the beginning again, and it

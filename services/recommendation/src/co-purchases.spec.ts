@@ -4,6 +4,7 @@ import type { BatchHandler, EventRecord } from "@commerce/runtime/events";
 import { analyticsStoreBackends, type TestAnalyticsStore } from "@commerce/runtime/testing";
 import { createCoPurchaseProcessor, maxPairedProducts } from "./co-purchase-processor.js";
 import { accountDeleted, delisted, listed, placed, statusUpdated } from "./testing/purchase-events.js";
+import { createRankingsReplica, type RankingsReplica } from "./rankings-replica.js";
 import { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
 
@@ -44,15 +45,20 @@ describe("co-purchase recommendations", () => {
       let process: BatchHandler;
       let reads: RecommendationReads;
       const signal = new AbortController().signal;
-      const handle = (records: readonly EventRecord[]) =>
-        process({ topic: "t", partition: 0, records }, signal);
+      let rankings: RankingsReplica;
+      /** Hands the records to the handler as one batch, then takes the rankings it changed. */
+      const handle = async (records: readonly EventRecord[]): Promise<void> => {
+        await process({ topic: "t", partition: 0, records }, signal);
+        await rankings.refresh();
+      };
 
       beforeEach(async () => {
         subject = await backend.open();
         store = subject.store;
         await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
         process = createCoPurchaseProcessor(store);
-        reads = createRecommendationReads(store);
+        rankings = createRankingsReplica(store);
+        reads = createRecommendationReads(store, rankings);
       });
 
       afterEach(async () => {

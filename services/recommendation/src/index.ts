@@ -5,6 +5,7 @@
  */
 export { createCoPurchaseProcessor } from "./co-purchase-processor.js";
 export { purchaseFactOf, purchaseTopics, type PurchaseFact } from "./purchase-facts.js";
+export { createRankingsReplica, type RankingsReplica } from "./rankings-replica.js";
 export { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
 export {
   buildRecommendationService,

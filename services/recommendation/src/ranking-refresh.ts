@@ -55,7 +55,8 @@ export async function refreshRankings(
   );
   await sumPopularity(store, bought, signal);
   const neighbours = await boughtWith(store, relisted, signal);
-  await rankCoPurchases(store, [...new Set([...bought, ...neighbours])].sort(), signal);
+  // A product listed or deleted is ranked too: its ranking carries its category.
+  await rankCoPurchases(store, [...new Set([...bought, ...neighbours, ...relisted])].sort(), signal);
   if (bought.length + relisted.length > 0) {
     await rankBestSellers(
       store,
@@ -147,7 +148,17 @@ async function rankCoPurchases(
     );
     const rankings = new Map<string, [string, number][]>(some.map((product) => [product, []]));
     for (const row of rows) rankings.get(row.product_id)?.push([row.other_id, Number(row.orders)]);
-    await store.insert("recommendation_rankings", rankingRows("also", rankings, version), signal);
+    const categories = await store.query<{ product_id: string; category: string }>(
+      sql`SELECT product_id, maxIf(category_id, active = 1) AS category FROM recommendation_products
+        WHERE product_id IN ${sqlList(some)} GROUP BY product_id`,
+      signal,
+    );
+    const categoryOf = new Map(categories.map((row) => [row.product_id, row.category]));
+    await store.insert(
+      "recommendation_rankings",
+      rankingRows("also", rankings, version, (product) => categoryOf.get(product) ?? ""),
+      signal,
+    );
   }
 }
 
@@ -207,15 +218,18 @@ async function rankBestSellers(
   );
 }
 
+/** Rows of `list`, one per subject; `categoryOf` gives an `also` ranking its product's category. */
 function rankingRows(
   list: string,
   rankings: ReadonlyMap<string, [string, number][]>,
   version: number,
+  categoryOf: (subject: string) => string = () => "",
 ): AnalyticsRow[] {
   return [...rankings].map(([subject, ranked]) => ({
     list,
     subject,
     ranked: encodeRanked(ranked.sort(byRank) satisfies Ranked),
+    category: categoryOf(subject),
     version,
   }));
 }

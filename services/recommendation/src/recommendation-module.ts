@@ -21,6 +21,7 @@ import {
   createRecommendationHandler,
   createCustomerRecommendationHandler,
 } from "./recommendation-handler.js";
+import { createRankingsReplica } from "./rankings-replica.js";
 import { createRecommendationReads } from "./recommendation-reads.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
 import { createRecommendations } from "./recommendations.js";
@@ -41,8 +42,9 @@ export async function buildRecommendationService(
   // Its statements as CLIENT spans under its own tracer, in either topology.
   const store = withAnalyticsSpans(options.store, ctx.telemetry);
   await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
+  const rankings = createRankingsReplica(store, { logger: ctx.logger });
   const recommendations = createRecommendations(
-    createRecommendationReads(store),
+    createRecommendationReads(store, rankings),
     createClient(ProductLookupService, ctx.transport),
   );
   const consumer = createStoreConsumer(ctx, {
@@ -59,8 +61,14 @@ export async function buildRecommendationService(
       router.service(RecommendationService, createRecommendationHandler(recommendations));
       router.service(CustomerRecommendationService, createCustomerRecommendationHandler(recommendations));
     },
-    start: () => consumer.start(),
-    stop: () => consumer.stop(),
+    async start() {
+      await rankings.start();
+      await consumer.start();
+    },
+    async stop() {
+      await consumer.stop();
+      rankings.stop();
+    },
     isHealthy: () => consumer.healthy(),
   };
 }

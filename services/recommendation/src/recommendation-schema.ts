@@ -18,8 +18,9 @@
  *   cancelled, summed again from its diagonal whenever a batch touches it (the latest sum wins).
  * - `recommendation_rankings`: the ranked lists the reads serve, each computed again from the
  *   counts whenever a batch changes what it ranks (ranking-refresh.ts), so that a read is a
- *   lookup by key: a product's co-purchases (`also`), a category's best sellers (`category`)
- *   and the best sellers overall (`overall`, subject ''), as JSON `[[id, count], …]`.
+ *   lookup by key: a product's co-purchases (`also`, with the product's category), a
+ *   category's best sellers (`category`) and the best sellers overall (`overall`, subject ''),
+ *   as JSON `[[id, count], …]`. Each process that reads them keeps a copy (rankings-replica.ts).
  * - `recommendation_products`: the catalog's active products and their categories, from the
  *   product events. Version 2 (deleted) replaces 1 (listed): a deletion is final.
  * - `recommendation_forgotten_customers`: when each deleted account's email stopped being its
@@ -88,6 +89,7 @@ export const recommendationMigrations: readonly AnalyticsMigration[] = [
         list String,
         subject String,
         ranked String,
+        category String,
         version UInt64
       ) ENGINE = ReplacingMergeTree(version) ORDER BY (list, subject)`,
       sql`CREATE TABLE IF NOT EXISTS recommendation_forgotten_customers (

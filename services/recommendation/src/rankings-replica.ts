@@ -1,0 +1,112 @@
+/**
+ * A process's copy of the rankings (`recommendation_rankings`, ranking-refresh.ts), so that a read
+ * names products without a statement: the analytics store answers a lookup in milliseconds at
+ * best, and chDB runs one statement at a time, so four callers queue behind each other
+ * (ADR 0098). A few thousand products' rankings are a few megabytes.
+ *
+ * It loads every ranking at `start`, then asks every `pollMs` for the rankings stamped in the
+ * last `windowMs` and keeps each key's latest version. A ranking's version is stamped before it
+ * is computed and it lands when its insert is acknowledged: the window covers that time, so a
+ * ranking that lands after a later-stamped one is still seen. A full load every `reloadMs`
+ * bounds what a computation longer than the window could leave stale.
+ */
+import { type AnalyticsStore, sql, type Sql } from "@commerce/runtime/analytics";
+import type { Logger } from "@commerce/runtime/logging";
+import { decodeRanked, type Ranked, type RankingList } from "./rankings.js";
+
+export interface Ranking {
+  readonly ranked: Ranked;
+  /** An `also` ranking's product's category ('' when unknown). */
+  readonly category: string;
+}
+
+export interface RankingsReplica {
+  /** The latest ranking of `list` for `subject` this copy has seen; undefined when none. */
+  get(list: RankingList, subject: string): Ranking | undefined;
+  /** Loads every ranking, then keeps polling. */
+  start(): Promise<void>;
+  /** Takes what changed now (tests and benches, after a batch). */
+  refresh(): Promise<void>;
+  stop(): void;
+}
+
+export interface ReplicaOptions {
+  readonly pollMs?: number;
+  readonly windowMs?: number;
+  readonly reloadMs?: number;
+  readonly logger?: Logger;
+}
+
+type Row = { list: string; subject: string; ranked: string; category: string; latest: string };
+
+const key = (list: string, subject: string): string => `${list}\n${subject}`;
+
+export function createRankingsReplica(store: AnalyticsStore, options: ReplicaOptions = {}): RankingsReplica {
+  const pollMs = options.pollMs ?? 250;
+  const windowMs = options.windowMs ?? 60_000;
+  const reloadMs = options.reloadMs ?? 300_000;
+  const rankings = new Map<string, { version: bigint; ranking: Ranking }>();
+  let timer: NodeJS.Timeout | undefined;
+  let lastLoad = 0;
+  let failing = false;
+
+  async function take(where: Sql): Promise<void> {
+    const rows = await store.query<Row>(
+      sql`SELECT list, subject, argMax(ranked, version) AS ranked, argMax(category, version) AS category,
+          toString(max(version)) AS latest
+        FROM recommendation_rankings ${where} GROUP BY list, subject`,
+    );
+    for (const row of rows) {
+      const version = BigInt(row.latest);
+      const known = rankings.get(key(row.list, row.subject));
+      if (known !== undefined && known.version >= version) continue;
+      rankings.set(key(row.list, row.subject), {
+        version,
+        ranking: { ranked: decodeRanked(row.ranked), category: row.category },
+      });
+    }
+  }
+
+  async function poll(): Promise<void> {
+    const now = Date.now();
+    if (now - lastLoad >= reloadMs) {
+      lastLoad = now;
+      await take(sql``);
+    } else {
+      await take(sql`WHERE version > ${(now - windowMs) * 1_000}`);
+    }
+  }
+
+  function schedule(): void {
+    timer = setTimeout(() => {
+      poll()
+        .then(() => {
+          if (failing) options.logger?.info("recommendation rankings are read again");
+          failing = false;
+        })
+        .catch((error: unknown) => {
+          if (!failing)
+            options.logger?.warn({ err: error }, "recommendation rankings could not be read; retrying");
+          failing = true;
+        })
+        .finally(() => {
+          if (timer !== undefined) schedule();
+        });
+    }, pollMs);
+    timer.unref();
+  }
+
+  return {
+    get: (list, subject) => rankings.get(key(list, subject))?.ranking,
+    async start() {
+      lastLoad = Date.now();
+      await take(sql``);
+      schedule();
+    },
+    refresh: poll,
+    stop() {
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
