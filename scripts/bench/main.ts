@@ -75,7 +75,7 @@
  * rounds (default 6) of BENCH_ORDER_SLICE seconds (default 3) over BENCH_ORDER_CONNECTIONS
  * connections (default 16); BENCH_ORDER_PROFILES=<dir> adds CPU profiles of every service
  * (order-cost-bench.ts).
- * BENCH_ONLY=recommendation runs part 16 alone (several minutes: the seed): the Recommendation
+ * BENCH_ONLY=recommendation runs part 16 alone (about 30 minutes: the seeds): the Recommendation
  * service's reads over BENCH_RECOMMENDATION_ORDERS orders (default 1,000,000) of
  * BENCH_RECOMMENDATION_PRODUCTS products (default 10,000), from BENCH_RECOMMENDATION_CONNECTIONS
  * callers (default 4) for BENCH_RECOMMENDATION_SECONDS (default 10), and how soon a new order
