@@ -4,13 +4,13 @@
  * best, and chDB runs one statement at a time, so four callers queue behind each other
  * (ADR 0098). A few thousand products' rankings are a few megabytes.
  *
- * It loads every ranking at `start`, then asks every `pollMs` for the rankings stamped in the
- * last `windowMs` and keeps each key's latest version. A ranking's version is stamped before it
+ * It loads every ranking at `start`, then asks every `pollMs` which rankings were stamped in the
+ * last `windowMs` (10 s) at a later version than it holds, and takes those. A ranking's version is stamped before it
  * is computed and it lands when its insert is acknowledged: the window covers that time, so a
  * ranking that lands after a later-stamped one is still seen. A full load every `reloadMs`
  * bounds what a computation longer than the window could leave stale.
  */
-import { type AnalyticsStore, sql, type Sql } from "@commerce/runtime/analytics";
+import { type AnalyticsStore, joinSql, sql, type Sql } from "@commerce/runtime/analytics";
 import type { Logger } from "@commerce/runtime/logging";
 import { decodeRanked, type Ranked, type RankingList } from "./rankings.js";
 
@@ -41,15 +41,19 @@ type Row = { list: string; subject: string; ranked: string; category: string; la
 
 const key = (list: string, subject: string): string => `${list}\n${subject}`;
 
+/** Keys per statement: its text stays far under ClickHouse's 256 KiB. */
+const keysPerStatement = 2_000;
+
 export function createRankingsReplica(store: AnalyticsStore, options: ReplicaOptions = {}): RankingsReplica {
   const pollMs = options.pollMs ?? 250;
-  const windowMs = options.windowMs ?? 60_000;
+  const windowMs = options.windowMs ?? 10_000;
   const reloadMs = options.reloadMs ?? 300_000;
   const rankings = new Map<string, { version: bigint; ranking: Ranking }>();
   let timer: NodeJS.Timeout | undefined;
   let lastLoad = 0;
   let failing = false;
 
+  /** Takes the latest of the rankings `where` selects (on their key, or all). */
   async function take(where: Sql): Promise<void> {
     const rows = await store.query<Row>(
       sql`SELECT list, subject, argMax(ranked, version) AS ranked, argMax(category, version) AS category,
@@ -67,13 +71,33 @@ export function createRankingsReplica(store: AnalyticsStore, options: ReplicaOpt
     }
   }
 
+  /** Which rankings were stamped within the window at a later version than this copy holds, then those. */
+  async function takeRecent(): Promise<void> {
+    const stamped = await store.query<{ list: string; subject: string; latest: string }>(
+      sql`SELECT list, subject, toString(max(version)) AS latest FROM recommendation_rankings
+        WHERE version > ${(Date.now() - windowMs) * 1_000} GROUP BY list, subject`,
+    );
+    const newer = stamped.filter(
+      (row) => (rankings.get(key(row.list, row.subject))?.version ?? -1n) < BigInt(row.latest),
+    );
+    for (let start = 0; start < newer.length; start += keysPerStatement) {
+      const some = newer.slice(start, start + keysPerStatement);
+      await take(
+        sql`WHERE (list, subject) IN (${joinSql(
+          some.map((row) => sql`(${row.list}, ${row.subject})`),
+          sql`, `,
+        )})`,
+      );
+    }
+  }
+
   async function poll(): Promise<void> {
     const now = Date.now();
     if (now - lastLoad >= reloadMs) {
       lastLoad = now;
       await take(sql``);
     } else {
-      await take(sql`WHERE version > ${(now - windowMs) * 1_000}`);
+      await takeRecent();
     }
   }
 

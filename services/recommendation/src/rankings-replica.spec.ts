@@ -1,0 +1,65 @@
+import { expect } from "chai";
+import { migrateAnalyticsStore, nextSumVersion, type AnalyticsStore } from "@commerce/runtime/analytics";
+import { analyticsStoreBackends, type TestAnalyticsStore } from "@commerce/runtime/testing";
+import { createRankingsReplica } from "./rankings-replica.js";
+import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
+
+describe("a process's copy of the rankings", () => {
+  for (const backend of analyticsStoreBackends("services/recommendation/src/rankings-replica.spec.ts")) {
+    describe(`on ${backend.name}`, function () {
+      this.timeout(60_000);
+      let subject: TestAnalyticsStore;
+      let store: AnalyticsStore;
+
+      beforeEach(async () => {
+        subject = await backend.open();
+        store = subject.store;
+        await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
+      });
+
+      afterEach(async () => {
+        await store.close();
+        await subject.cleanup();
+      });
+
+      const ranking = (subject: string, ids: readonly string[], version: number, category = "") => ({
+        list: "also",
+        subject,
+        ranked: JSON.stringify(ids.map((id, n) => [id, 10 - n])),
+        category,
+        version,
+      });
+
+      it("takes a ranking that lands after a later-stamped one, and never goes back to an older version", async () => {
+        const replica = createRankingsReplica(store);
+        const earlier = nextSumVersion();
+        const later = nextSumVersion();
+        await store.insert("recommendation_rankings", [ranking("a", ["b"], later, "books")]);
+        await replica.refresh();
+        expect(replica.get("also", "a")).to.deep.equal({ ranked: [["b", 10]], category: "books" });
+        expect(replica.get("also", "c")).to.equal(undefined);
+        // Stamped before the one already taken, landed after it: another key, still taken.
+        await store.insert("recommendation_rankings", [ranking("c", ["d", "e"], earlier)]);
+        // An older version of a key already held: not taken.
+        await store.insert("recommendation_rankings", [ranking("a", ["x"], earlier)]);
+        await replica.refresh();
+        expect(replica.get("also", "c")?.ranked).to.deep.equal([
+          ["d", 10],
+          ["e", 9],
+        ]);
+        expect(replica.get("also", "a")?.ranked).to.deep.equal([["b", 10]]);
+        await store.insert("recommendation_rankings", [ranking("a", ["y"], nextSumVersion())]);
+        await replica.refresh();
+        expect(replica.get("also", "a")?.ranked).to.deep.equal([["y", 10]]);
+      });
+
+      it("loads every ranking at start, however old its stamp", async () => {
+        await store.insert("recommendation_rankings", [ranking("old", ["p"], 1)]);
+        const replica = createRankingsReplica(store);
+        await replica.start();
+        replica.stop();
+        expect(replica.get("also", "old")?.ranked).to.deep.equal([["p", 10]]);
+      });
+    });
+  }
+});
