@@ -17,7 +17,6 @@ import {
   type AnalyticsStore,
   joinSql,
   nextSumVersion,
-  type Sql,
   sql,
   sqlList,
 } from "@commerce/runtime/analytics";
@@ -33,10 +32,9 @@ export interface RefreshScope {
 /** Keys per statement: its text stays far under ClickHouse's 256 KiB. */
 const keysPerStatement = 2_000;
 
-/** The active products (of `categories`, when given), each by its latest listing. */
-const activeProducts = (categories?: Sql): Sql =>
-  sql`SELECT product_id FROM recommendation_products GROUP BY product_id
-    HAVING argMax(active, version) = 1${categories === undefined ? sql`` : sql` AND argMax(category_id, version) IN (${categories})`}`;
+/** The active products, each by its latest listing. */
+const activeProducts = sql`SELECT product_id FROM recommendation_products GROUP BY product_id
+  HAVING argMax(active, version) = 1`;
 
 /** Orders not cancelled among a group of pair rows: distinct, less those with a cancelled row. */
 const ordersKept = sql`toInt64(uniqExact(order_id)) - toInt64(uniqExactIf(order_id, cancelled = 1))`;
@@ -56,13 +54,13 @@ export async function refreshRankings(
   await sumPopularity(store, bought, signal);
   const neighbours = await boughtWith(store, relisted, signal);
   // A product listed or deleted is ranked too: its ranking carries its category.
-  await rankCoPurchases(store, [...new Set([...bought, ...neighbours, ...relisted])].sort(), signal);
+  const ranked = [...new Set([...bought, ...neighbours, ...relisted])].sort();
+  const categoryOf = await categoriesOf(store, ranked, signal);
+  await rankCoPurchases(store, ranked, categoryOf, signal);
   if (bought.length + relisted.length > 0) {
-    await rankBestSellers(
-      store,
-      await categoriesOf(store, [...new Set([...bought, ...relisted])], signal),
-      signal,
-    );
+    const categories = new Set([...bought, ...relisted].map((product) => categoryOf.get(product) ?? ""));
+    categories.delete("");
+    await rankBestSellers(store, [...categories].sort(), signal);
   }
 }
 
@@ -92,7 +90,11 @@ async function sumPairs(
   }
 }
 
-/** Popularity is a product's diagonal: the orders that bought it. */
+/**
+ * Popularity is a product's diagonal, counted by `sumPairs` just before (every product's pairs
+ * include itself): its latest count is copied, not counted again. (The columns take other
+ * names here: an alias `version` would stand for the column inside `argMax` on ClickHouse 18.16.)
+ */
 async function sumPopularity(
   store: AnalyticsStore,
   products: readonly string[],
@@ -101,8 +103,8 @@ async function sumPopularity(
   for (const some of chunks(products)) {
     await store.command(
       sql`INSERT INTO recommendation_popularity (product_id, orders, version)
-        SELECT product_id, ${ordersKept} AS orders, ${nextSumVersion()} AS version
-        FROM recommendation_pairs
+        SELECT product_id, argMax(orders, version) AS latest, ${nextSumVersion()} AS sum_version
+        FROM recommendation_pair_counts
         WHERE (product_id, other_id) IN (${joinSql(
           some.map((product) => sql`(${product}, ${product})`),
           sql`, `,
@@ -134,6 +136,7 @@ async function boughtWith(
 async function rankCoPurchases(
   store: AnalyticsStore,
   products: readonly string[],
+  categoryOf: ReadonlyMap<string, string>,
   signal: AbortSignal,
 ): Promise<void> {
   for (const some of chunks(products)) {
@@ -141,19 +144,13 @@ async function rankCoPurchases(
     const rows = await store.query<{ product_id: string; other_id: string; orders: string }>(
       sql`SELECT product_id, other_id, toInt64(argMax(orders, version)) AS orders
         FROM recommendation_pair_counts
-        WHERE product_id IN ${sqlList(some)} AND other_id != product_id AND other_id IN (${activeProducts()})
+        WHERE product_id IN ${sqlList(some)} AND other_id != product_id AND other_id IN (${activeProducts})
         GROUP BY product_id, other_id HAVING orders > 0
         ORDER BY product_id, orders DESC, other_id LIMIT ${coPurchasesKept} BY product_id`,
       signal,
     );
     const rankings = new Map<string, [string, number][]>(some.map((product) => [product, []]));
     for (const row of rows) rankings.get(row.product_id)?.push([row.other_id, Number(row.orders)]);
-    const categories = await store.query<{ product_id: string; category: string }>(
-      sql`SELECT product_id, maxIf(category_id, active = 1) AS category FROM recommendation_products
-        WHERE product_id IN ${sqlList(some)} GROUP BY product_id`,
-      signal,
-    );
-    const categoryOf = new Map(categories.map((row) => [row.product_id, row.category]));
     await store.insert(
       "recommendation_rankings",
       rankingRows("also", rankings, version, (product) => categoryOf.get(product) ?? ""),
@@ -162,22 +159,22 @@ async function rankCoPurchases(
   }
 }
 
-/** The categories `products` are listed in (a deleted product's, as it was listed). */
+/** The category each of `products` is listed in (a deleted product's, as it was listed). */
 async function categoriesOf(
   store: AnalyticsStore,
   products: readonly string[],
   signal: AbortSignal,
-): Promise<string[]> {
-  const found = new Set<string>();
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
   for (const some of chunks(products)) {
-    const rows = await store.query<{ category: string }>(
-      sql`SELECT DISTINCT maxIf(category_id, active = 1) AS category FROM recommendation_products
+    const rows = await store.query<{ product_id: string; category: string }>(
+      sql`SELECT product_id, maxIf(category_id, active = 1) AS category FROM recommendation_products
         WHERE product_id IN ${sqlList(some)} GROUP BY product_id`,
       signal,
     );
-    for (const row of rows) if (row.category !== "") found.add(row.category);
+    for (const row of rows) found.set(row.product_id, row.category);
   }
-  return [...found].sort();
+  return found;
 }
 
 /** The best sellers of each of `categories` and overall: active products by orders kept. */
@@ -198,7 +195,7 @@ async function rankBestSellers(
           WHERE category IN ${sqlList(categories)}
           ORDER BY category, orders DESC, product_id LIMIT ${bestSellersKept} BY category`;
   const rows = await store.query<{ category: string; product_id: string; orders: string }>(
-    sql`SELECT '' AS category, product_id, orders FROM (${sold}) WHERE product_id IN (${activeProducts()})
+    sql`SELECT '' AS category, product_id, orders FROM (${sold}) WHERE product_id IN (${activeProducts})
       ORDER BY orders DESC, product_id LIMIT ${bestSellersKept} ${byCategory}`,
     signal,
   );
