@@ -29,6 +29,7 @@ import {
   type AnalyticsStore,
 } from "@commerce/runtime/analytics";
 import type { BatchHandler, EventRecord } from "@commerce/runtime/events";
+import { createLogger } from "@commerce/runtime/logging";
 import {
   createCoPurchaseProcessor,
   createRankingsReplica,
@@ -168,7 +169,7 @@ async function benchStore(
   const seconds = await seed(handle, options);
   const [pairs] = await store.query<{ rows: string }>(sql`SELECT count() AS rows FROM recommendation_pairs`);
   // As the service reads: through its copy of the rankings, which polls the store (rankings-replica.ts).
-  const rankings = createRankingsReplica(store);
+  const rankings = createRankingsReplica(store, { logger: createLogger("warn", "recommendation-bench") });
   await rankings.start();
   const reads = createRecommendationReads(store, rankings);
   let latencies: Latencies;
@@ -177,7 +178,7 @@ async function benchStore(
     latencies = await loadReads(reads, options);
     fresh = [...(await freshness(reads, handle))].sort((a, b) => a - b);
   } finally {
-    rankings.stop();
+    await rankings.stop();
   }
   return [
     `  ${name}: seeded ${options.orders.toLocaleString("en-US")} orders in ${seconds.toFixed(0)} s (${Number(pairs?.rows ?? 0).toLocaleString("en-US")} pair rows)`,

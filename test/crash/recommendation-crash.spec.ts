@@ -35,6 +35,7 @@ import {
   sql,
 } from "@commerce/runtime/analytics";
 import type { EventBus, EventRecord } from "@commerce/runtime/events";
+import { createLogger } from "@commerce/runtime/logging";
 import type { ClickHouseInstance } from "#infra/clickhouse.js";
 import { startServiceProcess, type ServiceProcess } from "#testing/service-process.js";
 import { pollUntil } from "../acceptance/support/polling.js";
@@ -76,7 +77,9 @@ const secondSet: EventRecord[] = [
  * read them.
  */
 async function answers(store: AnalyticsStore): Promise<Record<string, string[]>> {
-  const rankings = createRankingsReplica(store);
+  const rankings = createRankingsReplica(store, {
+    logger: createLogger("silent", "recommendation-crash-test"),
+  });
   await rankings.refresh();
   const reads = createRecommendationReads(store, rankings);
   const all: Record<string, string[]> = {};

@@ -295,7 +295,7 @@ describe("Analytics pipeline", () => {
           sql`SELECT argMax(orders, version) AS orders FROM recommendation_popularity WHERE product_id = 'p1'`,
         );
         expect(sold?.orders).to.equal("3");
-        const rankings = createRankingsReplica(store);
+        const rankings = createRankingsReplica(store, { logger });
         await rankings.refresh();
         expect(await createRecommendationReads(store, rankings).alsoBought("another", 4)).to.deep.equal([
           "p1",

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { migrateAnalyticsStore, sql, type AnalyticsStore } from "@commerce/runtime/analytics";
 import type { BatchHandler, EventRecord } from "@commerce/runtime/events";
+import { createLogger } from "@commerce/runtime/logging";
 import { analyticsStoreBackends, type TestAnalyticsStore } from "@commerce/runtime/testing";
 import { createCoPurchaseProcessor, maxPairedProducts } from "./co-purchase-processor.js";
 import { accountDeleted, delisted, listed, placed, statusUpdated } from "./testing/purchase-events.js";
@@ -36,6 +37,8 @@ const orderEvents = [
   placed("o6", "ann@x.test", ["e", "f"]),
 ];
 
+const silent = createLogger("silent", "co-purchases-spec");
+
 describe("co-purchase recommendations", () => {
   for (const backend of analyticsStoreBackends("services/recommendation/src/co-purchases.spec.ts")) {
     describe(`on ${backend.name}`, function () {
@@ -57,7 +60,7 @@ describe("co-purchase recommendations", () => {
         store = subject.store;
         await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
         process = createCoPurchaseProcessor(store);
-        rankings = createRankingsReplica(store);
+        rankings = createRankingsReplica(store, { logger: silent });
         reads = createRecommendationReads(store, rankings);
       });
 

@@ -1,8 +1,11 @@
 import { expect } from "chai";
 import { migrateAnalyticsStore, nextSumVersion, type AnalyticsStore } from "@commerce/runtime/analytics";
+import { createLogger } from "@commerce/runtime/logging";
 import { analyticsStoreBackends, type TestAnalyticsStore } from "@commerce/runtime/testing";
 import { createRankingsReplica } from "./rankings-replica.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
+
+const silent = createLogger("silent", "rankings-replica-spec");
 
 describe("a process's copy of the rankings", () => {
   for (const backend of analyticsStoreBackends("services/recommendation/src/rankings-replica.spec.ts")) {
@@ -31,7 +34,7 @@ describe("a process's copy of the rankings", () => {
       });
 
       it("takes a ranking that lands after a later-stamped one, and never goes back to an older version", async () => {
-        const replica = createRankingsReplica(store);
+        const replica = createRankingsReplica(store, { logger: silent });
         const earlier = nextSumVersion();
         const later = nextSumVersion();
         await store.insert("recommendation_rankings", [ranking("a", ["b"], later, "books")]);
@@ -55,9 +58,9 @@ describe("a process's copy of the rankings", () => {
 
       it("loads every ranking at start, however old its stamp", async () => {
         await store.insert("recommendation_rankings", [ranking("old", ["p"], 1)]);
-        const replica = createRankingsReplica(store);
+        const replica = createRankingsReplica(store, { logger: silent });
         await replica.start();
-        replica.stop();
+        await replica.stop();
         expect(replica.get("also", "old")?.ranked).to.deep.equal([["p", 10]]);
       });
     });

@@ -11,7 +11,8 @@
  * bounds what a computation longer than the window could leave stale.
  */
 import { type AnalyticsStore, joinSql, sql, type Sql } from "@commerce/runtime/analytics";
-import type { Logger } from "@commerce/runtime/logging";
+import { createPeriodicTask } from "@commerce/runtime/background";
+import type { EventLogger } from "@commerce/runtime/events";
 import { decodeRanked, type Ranked, type RankingList } from "./rankings.js";
 
 export interface Ranking {
@@ -27,14 +28,16 @@ export interface RankingsReplica {
   start(): Promise<void>;
   /** Takes what changed now (tests and benches, after a batch). */
   refresh(): Promise<void>;
-  stop(): void;
+  /** Stops polling, once a poll in flight has ended. */
+  stop(): Promise<void>;
 }
 
 export interface ReplicaOptions {
+  /** Where a polling outage is told, once when it begins and once when it ends. */
+  readonly logger: EventLogger;
   readonly pollMs?: number;
   readonly windowMs?: number;
   readonly reloadMs?: number;
-  readonly logger?: Logger;
 }
 
 type Row = { list: string; subject: string; ranked: string; category: string; latest: string };
@@ -44,14 +47,12 @@ const key = (list: string, subject: string): string => `${list}\n${subject}`;
 /** Keys per statement: its text stays far under ClickHouse's 256 KiB. */
 const keysPerStatement = 2_000;
 
-export function createRankingsReplica(store: AnalyticsStore, options: ReplicaOptions = {}): RankingsReplica {
+export function createRankingsReplica(store: AnalyticsStore, options: ReplicaOptions): RankingsReplica {
   const pollMs = options.pollMs ?? 250;
   const windowMs = options.windowMs ?? 10_000;
   const reloadMs = options.reloadMs ?? 300_000;
   const rankings = new Map<string, { version: bigint; ranking: Ranking }>();
-  let timer: NodeJS.Timeout | undefined;
   let lastLoad = 0;
-  let failing = false;
 
   /** Takes the latest of the rankings `where` selects (on their key, or all). */
   async function take(where: Sql): Promise<void> {
@@ -101,36 +102,22 @@ export function createRankingsReplica(store: AnalyticsStore, options: ReplicaOpt
     }
   }
 
-  function schedule(): void {
-    timer = setTimeout(() => {
-      poll()
-        .then(() => {
-          if (failing) options.logger?.info("recommendation rankings are read again");
-          failing = false;
-        })
-        .catch((error: unknown) => {
-          if (!failing)
-            options.logger?.warn({ err: error }, "recommendation rankings could not be read; retrying");
-          failing = true;
-        })
-        .finally(() => {
-          if (timer !== undefined) schedule();
-        });
-    }, pollMs);
-    timer.unref();
-  }
+  const polling = createPeriodicTask({
+    intervalMs: pollMs,
+    run: poll,
+    logger: options.logger,
+    failureMessage: "recommendation rankings could not be read; the copy keeps what it has",
+    recoveryMessage: "recommendation rankings are read again",
+  });
 
   return {
     get: (list, subject) => rankings.get(key(list, subject))?.ranking,
     async start() {
       lastLoad = Date.now();
       await take(sql``);
-      schedule();
+      polling.start();
     },
     refresh: poll,
-    stop() {
-      clearTimeout(timer);
-      timer = undefined;
-    },
+    stop: () => polling.stop(),
   };
 }

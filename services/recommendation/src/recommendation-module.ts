@@ -67,7 +67,7 @@ export async function buildRecommendationService(
     },
     async stop() {
       await consumer.stop();
-      rankings.stop();
+      await rankings.stop();
     },
     isHealthy: () => consumer.healthy(),
   };
