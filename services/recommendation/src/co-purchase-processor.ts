@@ -4,8 +4,9 @@
  * counts and rankings the batch changed are taken again from them (ranking-refresh.ts). The
  * handler resolves only after all of it is acknowledged, and the bus commits the batch only
  * then, so a crash anywhere in between redelivers the batch: its rows arrive again under the
- * same keys and versions, which count once, and the sums and rankings are taken again. A placement and its cancellation in one batch are written in one go; a cancellation
- * of an order placed before reads that order's products back first.
+ * same keys and versions, which count once, and the sums and rankings are taken again. A
+ * placement and its cancellation in one batch are written in one go; a cancellation of an order
+ * placed before reads that order's products back first.
  */
 import { type AnalyticsRow, type AnalyticsStore, sql, sqlList } from "@commerce/runtime/analytics";
 import type { BatchHandler } from "@commerce/runtime/events";

@@ -5,9 +5,9 @@
  * (ADR 0098). A few thousand products' rankings are a few megabytes.
  *
  * It loads every ranking at `start`, then asks every `pollMs` which rankings were stamped in the
- * last `windowMs` (10 s) at a later version than it holds, and takes those. A ranking's version is stamped before it
- * is computed and it lands when its insert is acknowledged: the window covers that time, so a
- * ranking that lands after a later-stamped one is still seen. A full load every `reloadMs`
+ * last `windowMs` (10 s) at a later version than it holds, and takes those. A ranking's version
+ * is stamped before it is computed and it lands when its insert is acknowledged: the window
+ * covers that time, so a ranking that lands after a later-stamped one is still seen. A full load every `reloadMs`
  * bounds what a computation longer than the window could leave stale.
  */
 import { type AnalyticsStore, joinSql, sql, type Sql } from "@commerce/runtime/analytics";

@@ -2,14 +2,14 @@
  * Rebuilds the analytics store's tables from the event log (ADR 0059): the Analytics service's
  * and the Recommendation service's. Empties them, then replays every event the log holds, from
  * the earliest record, through the stream processor's and the recommendation consumer's own
- * code, in a consumer group of its own. It returns once the replay has reached
- * the end the log had when it began, so the figures are then complete (and equal to what the
- * live processor had built, since both count each event id once).
+ * code, in a consumer group of its own. It returns once the replay has reached the end the log
+ * had when it began, so the figures are then complete (and equal to what the live consumers had
+ * built, since both count each event once).
  *
  * The live consumers may keep running meanwhile: whatever they write after the tables were
  * emptied stays, and whatever they had written before comes again from the replay. The figures
- * read low, and recommendations thin, while the replay runs. Two rebuilds at once are refused by the bus (the replay's
- * group still has a member).
+ * read low, and recommendations thin, while the replay runs. Two rebuilds at once are refused by
+ * the bus (the replay's group still has a member).
  */
 import {
   createCoPurchaseProcessor,
