@@ -75,15 +75,19 @@ async function sumPairs(
   pairs: readonly (readonly [string, string])[],
   signal: AbortSignal,
 ): Promise<void> {
-  for (const some of chunks(pairs)) {
+  // In key order, so that each statement's pairs share few products: the condition on the
+  // first key column alone lets the store read only their ranges.
+  const sorted = [...pairs].sort(([a, b], [c, d]) => (a < c ? -1 : a > c ? 1 : b < d ? -1 : b > d ? 1 : 0));
+  for (const some of chunks(sorted)) {
     await store.command(
       sql`INSERT INTO recommendation_pair_counts (product_id, other_id, orders, version)
         SELECT product_id, other_id, ${ordersKept} AS orders, ${nextSumVersion()} AS version
         FROM recommendation_pairs
-        WHERE (product_id, other_id) IN (${joinSql(
-          some.map(([product, other]) => sql`(${product}, ${other})`),
-          sql`, `,
-        )})
+        WHERE product_id IN ${sqlList([...new Set(some.map(([product]) => product))])}
+          AND (product_id, other_id) IN (${joinSql(
+            some.map(([product, other]) => sql`(${product}, ${other})`),
+            sql`, `,
+          )})
         GROUP BY product_id, other_id`,
       signal,
     );
