@@ -81,7 +81,7 @@ async function answers(store: AnalyticsStore): Promise<Record<string, string[]>>
     logger: createLogger("silent", "recommendation-crash-test"),
   });
   await rankings.refresh();
-  const reads = createRecommendationReads(store, rankings);
+  const reads = createRecommendationReads(rankings);
   const all: Record<string, string[]> = {};
   for (const product of products) all[`also ${product}`] = await reads.alsoBought(product, 20);
   for (const customer of customers) all[`for ${customer}`] = await reads.forCustomer(customer, 20);

@@ -297,9 +297,7 @@ describe("Analytics pipeline", () => {
         expect(sold?.orders).to.equal("3");
         const rankings = createRankingsReplica(store, { logger });
         await rankings.refresh();
-        expect(await createRecommendationReads(store, rankings).alsoBought("another", 4)).to.deep.equal([
-          "p1",
-        ]);
+        expect(await createRecommendationReads(rankings).alsoBought("another", 4)).to.deep.equal(["p1"]);
         await rebuildAnalytics({ store, bus: harness.bus, logger });
         expect(await reports()).to.deep.equal(expectedOfSomeEvents);
         // Its consumer group is gone: the next rebuild starts at the beginning again, and it

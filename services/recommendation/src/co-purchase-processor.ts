@@ -44,6 +44,7 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
     const forgotten: AnalyticsRow[] = [];
     const touched = new Map<string, Set<string>>();
     const relisted = new Set<string>();
+    const customers = new Set<string>();
     for (const record of batch.records) {
       const fact = purchaseFactOf(record);
       switch (fact?.kind) {
@@ -51,6 +52,7 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
           break;
         case "placed":
           placed.set(fact.orderId, fact);
+          customers.add(fact.customer);
           write(fact, placedVersion, lines, pairs, touched);
           break;
         case "cancelled":
@@ -71,6 +73,7 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
           break;
         case "forgotten":
           forgotten.push({ customer: fact.customer, forgotten_at: fact.at });
+          customers.add(fact.customer);
           break;
       }
     }
@@ -82,7 +85,9 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
     for (const { orderId } of cancellations) {
       // A cancellation of a placement never seen (dead-lettered) has nothing to take back.
       const order = placed.get(orderId) ?? earlier.get(orderId);
-      if (order !== undefined) write(order, cancelledVersion, lines, pairs, touched);
+      if (order === undefined) continue;
+      customers.add(order.customer);
+      write(order, cancelledVersion, lines, pairs, touched);
     }
     for (const [table, rows] of [
       ["recommendation_order_lines", lines],
@@ -92,7 +97,7 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
     ] as const) {
       if (rows.length > 0) await store.insert(table, rows, signal);
     }
-    await refreshRankings(store, { pairs: touched, relisted }, signal);
+    await refreshRankings(store, { pairs: touched, relisted, customers }, signal);
   };
 }
 

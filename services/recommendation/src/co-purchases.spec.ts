@@ -7,6 +7,7 @@ import { createCoPurchaseProcessor, maxPairedProducts } from "./co-purchase-proc
 import { accountDeleted, delisted, listed, placed, statusUpdated } from "./testing/purchase-events.js";
 import { createRankingsReplica, type RankingsReplica } from "./rankings-replica.js";
 import { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
+import { decodeRanked, purchasesList } from "./rankings.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
 
 /** `record`, as if it had happened at `time` (RFC 3339). */
@@ -61,7 +62,7 @@ describe("co-purchase recommendations", () => {
         await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
         process = createCoPurchaseProcessor(store);
         rankings = createRankingsReplica(store, { logger: silent });
-        reads = createRecommendationReads(store, rankings);
+        reads = createRecommendationReads(rankings);
       });
 
       afterEach(async () => {
@@ -150,6 +151,47 @@ describe("co-purchase recommendations", () => {
         await handle([at(placed("o2", "ann@x.test", ["c"]), "2026-11-20T12:00:01.000Z")]);
         await handle([at(placed("o3", "ben@x.test", ["c", "d"]), "2026-11-20T12:00:02.000Z")]);
         expect(await reads.forCustomer("ann@x.test", 1)).to.deep.equal(["d"]);
+      });
+
+      /** Each customer's stored purchases with their counts, by id; none for a customer with none. */
+      async function storedPurchases(): Promise<Record<string, string>> {
+        const rows = await store.query<{ subject: string; ranked: string }>(
+          sql`SELECT subject, argMax(ranked, version) AS ranked FROM recommendation_rankings
+            WHERE list = ${purchasesList} GROUP BY subject`,
+        );
+        return Object.fromEntries(
+          rows
+            .map((row) => [row.subject, JSON.stringify([...decodeRanked(row.ranked)].sort())] as const)
+            .filter(([, ranked]) => ranked !== "[]"),
+        );
+      }
+
+      it("fills every customer's purchases on upgrade from the first schema as the batches write them", async () => {
+        await script();
+        await handle([
+          listed('q"\\1', "toys"),
+          placed("o7", "ivy@x.test", ['q"\\1', "a"]),
+          placed("o8", "ivy@x.test", ["a"]),
+          at(placed("o9", "jon@x.test", ["b"]), "2026-11-20T10:00:00.000Z"),
+          at(accountDeleted("jon@x.test"), "2026-11-20T12:00:00.000Z"),
+        ]);
+        const written = await storedPurchases();
+        expect(written).to.deep.include({
+          "ann@x.test": JSON.stringify([
+            ["a", 1],
+            ["b", 1],
+            ["c", 1],
+          ]),
+          "ivy@x.test": JSON.stringify([
+            ["a", 2],
+            ['q"\\1', 1],
+          ]),
+        });
+        expect(written).not.to.have.property("jon@x.test");
+        await store.command(sql`TRUNCATE TABLE recommendation_rankings`);
+        const upgrade = recommendationMigrations.find((migration) => migration.version === 2);
+        for (const statement of upgrade?.statements ?? []) await store.command(statement);
+        expect(await storedPurchases()).to.deep.equal(written);
       });
     });
   }

@@ -5,7 +5,8 @@
  */
 export { createCoPurchaseProcessor } from "./co-purchase-processor.js";
 export { purchaseFactOf, purchaseTopics, type PurchaseFact } from "./purchase-facts.js";
-export { createRankingsReplica, type RankingsReplica } from "./rankings-replica.js";
+export { createRankingsReplica, defaultCustomersHeld, type RankingsReplica } from "./rankings-replica.js";
+export { purchasesList } from "./rankings.js";
 export { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
 export {
   buildRecommendationService,

@@ -6,7 +6,8 @@
  * 2. the popularity of every product in them;
  * 3. the co-purchase ranking of each of those products, and of every product ever bought with
  *    one the batch listed or deleted (an active product may enter or leave its list);
- * 4. the best-seller rankings of their categories, and overall.
+ * 4. the best-seller rankings of their categories, and overall;
+ * 5. the purchases of each customer whose orders or account changed.
  *
  * Each sum and ranking is taken whole, never adjusted: one stamped later (`nextSumVersion`) read
  * everything an earlier one read, so a redelivered batch, or two consumers touching one product,
@@ -20,13 +21,23 @@ import {
   sql,
   sqlList,
 } from "@commerce/runtime/analytics";
-import { bestSellersKept, byRank, coPurchasesKept, encodeRanked, type Ranked } from "./rankings.js";
+import { customerPurchases } from "./customer-purchases.js";
+import {
+  bestSellersKept,
+  byRank,
+  coPurchasesKept,
+  encodeRanked,
+  purchasesList,
+  type Ranked,
+} from "./rankings.js";
 
 export interface RefreshScope {
   /** Each product whose orders changed, with the others those orders held (itself included). */
   readonly pairs: ReadonlyMap<string, ReadonlySet<string>>;
   /** The products listed or deleted. */
   readonly relisted: ReadonlySet<string>;
+  /** The customers who placed or cancelled an order, or whose account was deleted. */
+  readonly customers: ReadonlySet<string>;
 }
 
 /** Keys per statement: its text stays far under ClickHouse's 256 KiB. */
@@ -62,6 +73,7 @@ export async function refreshRankings(
     categories.delete("");
     await rankBestSellers(store, [...categories].sort(), signal);
   }
+  await listPurchases(store, [...scope.customers].sort(), signal);
 }
 
 function* chunks<T>(items: readonly T[]): Generator<readonly T[]> {
@@ -217,6 +229,24 @@ async function rankBestSellers(
     [...rankingRows("overall", overall, version), ...rankingRows("category", byCategoryRankings, version)],
     signal,
   );
+}
+
+/** Each customer's purchases (an empty list for one with none left). */
+async function listPurchases(
+  store: AnalyticsStore,
+  customers: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  for (const some of chunks(customers)) {
+    const version = nextSumVersion();
+    const rows = await store.query<{ customer: string; product_id: string; orders: string }>(
+      customerPurchases(sql`WHERE customer IN ${sqlList(some)}`),
+      signal,
+    );
+    const purchases = new Map<string, [string, number][]>(some.map((customer) => [customer, []]));
+    for (const row of rows) purchases.get(row.customer)?.push([row.product_id, Number(row.orders)]);
+    await store.insert("recommendation_rankings", rankingRows(purchasesList, purchases, version), signal);
+  }
 }
 
 /** Rows of `list`, one per subject; `categoryOf` gives an `also` ranking its product's category. */

@@ -4,7 +4,14 @@
  * first, ties to the lower id).
  */
 
+/** The lists about products: every process holds all of them. */
 export type RankingList = "also" | "category" | "overall";
+
+/**
+ * A customer's purchases (subject: their email): each product their orders not cancelled hold,
+ * with how many, since the email last changed hands. Read as a set.
+ */
+export const purchasesList = "bought";
 
 /** A product's co-purchases are kept to the most an answer may show. */
 export const coPurchasesKept = 20;

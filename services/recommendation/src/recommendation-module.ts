@@ -44,7 +44,7 @@ export async function buildRecommendationService(
   await migrateAnalyticsStore(store, recommendationMigrations, recommendationVersionTable);
   const rankings = createRankingsReplica(store, { logger: ctx.logger });
   const recommendations = createRecommendations(
-    createRecommendationReads(store, rankings),
+    createRecommendationReads(rankings),
     createClient(ProductLookupService, ctx.transport),
   );
   const consumer = createStoreConsumer(ctx, {

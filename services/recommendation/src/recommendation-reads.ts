@@ -8,12 +8,11 @@
  *   orders not cancelled; then the best sellers of `p`'s category; then the best sellers overall.
  *   No statement: the copy holds all three.
  * - `forCustomer(email)`: the products the customer bought (orders not cancelled, placed since
- *   the email last changed hands, one statement on their own key range) each bring their
- *   co-purchases, as `alsoBought` ranks them (its first 20); these are ranked by their counts
- *   added up, leaving out what the customer bought; then the best sellers overall (of the first
- *   100).
+ *   the email last changed hands, as the copy holds them, or one lookup by key for a customer it
+ *   does not hold) each bring their co-purchases, as `alsoBought` ranks them (its first 20);
+ *   these are ranked by their counts added up, leaving out what the customer bought; then the
+ *   best sellers overall (of the first 100).
  */
-import { type AnalyticsStore, sql } from "@commerce/runtime/analytics";
 import type { RankingsReplica } from "./rankings-replica.js";
 import { type Ranked, byRank } from "./rankings.js";
 
@@ -34,10 +33,7 @@ function merged(lists: readonly Ranked[], excluded: ReadonlySet<string>, size: n
   return [...named];
 }
 
-export function createRecommendationReads(
-  store: AnalyticsStore,
-  rankings: RankingsReplica,
-): RecommendationReads {
+export function createRecommendationReads(rankings: RankingsReplica): RecommendationReads {
   const overall = (): Ranked => rankings.get("overall", "")?.ranked ?? [];
 
   return {
@@ -51,19 +47,7 @@ export function createRecommendationReads(
     },
 
     async forCustomer(email, size, signal) {
-      const customer = email.toLowerCase();
-      // The customer's lines, each at its latest version (argMax, taken before any condition);
-      // kept when not cancelled and placed after the email last changed hands.
-      const rows = await store.query<{ product_id: string }>(
-        sql`SELECT DISTINCT product_id FROM (
-            SELECT product_id, argMax(cancelled, version) AS cancelled_now, any(placed_at) AS placed
-            FROM recommendation_order_lines WHERE customer = ${customer}
-            GROUP BY order_id, product_id)
-          WHERE cancelled_now = 0 AND placed > (
-            SELECT max(forgotten_at) FROM recommendation_forgotten_customers WHERE customer = ${customer})`,
-        signal,
-      );
-      const purchases = new Set(rows.map((row) => row.product_id));
+      const purchases = new Set(await rankings.purchases(email.toLowerCase(), signal));
       const scores = new Map<string, number>();
       for (const product of purchases) {
         for (const [id, count] of rankings.get("also", product)?.ranked ?? []) {

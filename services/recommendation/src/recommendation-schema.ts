@@ -19,8 +19,9 @@
  * - `recommendation_rankings`: the ranked lists the reads serve, each computed again from the
  *   counts whenever a batch changes what it ranks (ranking-refresh.ts), so that a read is a
  *   lookup by key: a product's co-purchases (`also`, with the product's category), a
- *   category's best sellers (`category`) and the best sellers overall (`overall`, subject ''),
- *   as JSON `[[id, count], …]`. Each process that reads them keeps a copy (rankings-replica.ts).
+ *   category's best sellers (`category`), the best sellers overall (`overall`, subject '') and a
+ *   customer's purchases (`bought`, subject their email), as JSON `[[id, count], …]`. Each process
+ *   that reads them keeps a copy (rankings-replica.ts).
  * - `recommendation_products`: the catalog's active products and their categories, from the
  *   product events. Version 2 (deleted) replaces 1 (listed): a deletion is final.
  * - `recommendation_forgotten_customers`: when each deleted account's email stopped being its
@@ -32,7 +33,13 @@
  * a condition on another column: ClickHouse 18.16 may run that condition before FINAL picks the
  * latest row (moving it to PREWHERE).
  */
-import { type AnalyticsMigration, sql } from "@commerce/runtime/analytics";
+import { type AnalyticsMigration, sql, type Sql } from "@commerce/runtime/analytics";
+import { customerPurchases } from "./customer-purchases.js";
+import { purchasesList } from "./rankings.js";
+
+/** `column` as a JSON string: quotes and backslashes escaped (the catalog's ids are UUIDs, without control characters). */
+const jsonString = (column: Sql): Sql =>
+  sql`concat('"', replaceAll(replaceAll(${column}, ${"\\"}, ${"\\\\"}), ${'"'}, ${'\\"'}), '"')`;
 
 export const recommendationVersionTable = "recommendation_schema_version";
 
@@ -96,6 +103,17 @@ export const recommendationMigrations: readonly AnalyticsMigration[] = [
         customer String,
         forgotten_at DateTime('UTC')
       ) ENGINE = ReplacingMergeTree(forgotten_at) ORDER BY customer`,
+    ],
+  },
+  {
+    version: 2,
+    description: "every customer's purchases as a bought list, which the reads hold instead of asking",
+    statements: [
+      sql`INSERT INTO recommendation_rankings (list, subject, ranked, category, version)
+        SELECT ${purchasesList}, customer,
+          concat('[', arrayStringConcat(groupArray(concat('[', ${jsonString(sql`product_id`)}, ',', toString(orders), ']')), ','), ']'),
+          '', toUInt64(toUnixTimestamp(now())) * 1000000
+        FROM (${customerPurchases(sql``)}) GROUP BY customer`,
     ],
   },
 ];
