@@ -9,7 +9,10 @@
  *
  * - the reads (`alsoBought` of a product, `forCustomer` of a customer, both size 4), from
  *   BENCH_RECOMMENDATION_CONNECTIONS concurrent callers (default 4) for
- *   BENCH_RECOMMENDATION_SECONDS (default 10): latency percentiles by read;
+ *   BENCH_RECOMMENDATION_SECONDS (default 10): latency percentiles by read, through the copy of
+ *   the rankings the service reads from, with the heap it takes;
+ * - `forCustomer` again through a copy that holds no customer, so that every read asks the
+ *   store for the customer's purchases by key (a customer beyond those held);
  * - freshness: an order of two new products handed to the handler, until `alsoBought` of one
  *   names the other (the write, and the reader's copy of the rankings polling for it every
  *   250 ms; a consumer adds up to its 200 ms batch wait).
@@ -20,6 +23,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import {
   createClickHouseAnalyticsStore,
   identifier,
@@ -34,6 +39,8 @@ import {
   createCoPurchaseProcessor,
   createRankingsReplica,
   createRecommendationReads,
+  defaultCustomersHeld,
+  purchasesList,
   type RecommendationReads,
   recommendationMigrations,
   recommendationVersionTable,
@@ -100,9 +107,11 @@ interface Latencies {
   readonly forCustomer: number[];
 }
 
+/** Alternating reads from each caller, or `forCustomer` only. */
 async function loadReads(
   reads: RecommendationReads,
   options: RecommendationBenchOptions,
+  customersOnly = false,
 ): Promise<Latencies> {
   const latencies: Latencies = { alsoBought: [], forCustomer: [] };
   const until = performance.now() + options.seconds * 1_000;
@@ -111,7 +120,7 @@ async function loadReads(
       const random = seededRandom(100 + caller);
       for (let i = 0; performance.now() < until; i += 1) {
         const started = performance.now();
-        if (i % 2 === 0) {
+        if (i % 2 === 0 && !customersOnly) {
           await reads.alsoBought(productId(skewedProduct(random, options.products)), 4);
           latencies.alsoBought.push(performance.now() - started);
         } else {
@@ -152,6 +161,13 @@ async function freshness(reads: RecommendationReads, handle: BatchHandler): Prom
   return samples;
 }
 
+/** The heap in use once garbage is collected (the collector is exposed for this process). */
+function settledHeap(): number {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+  return process.memoryUsage().heapUsed;
+}
+
 const ms = (value: number): string => `${value.toFixed(1)} ms`;
 
 function summary(label: string, latencies: readonly number[]): string {
@@ -168,10 +184,18 @@ async function benchStore(
   const handle = createCoPurchaseProcessor(store);
   const seconds = await seed(handle, options);
   const [pairs] = await store.query<{ rows: string }>(sql`SELECT count() AS rows FROM recommendation_pairs`);
+  // Every customer who bought has a list; the copy holds as many as it may.
+  const [buyers] = await store.query<{ rows: string }>(
+    sql`SELECT least(uniqExact(subject), ${defaultCustomersHeld}) AS rows FROM recommendation_rankings
+      WHERE list = ${purchasesList}`,
+  );
+  const logger = createLogger("warn", "recommendation-bench");
   // As the service reads: through its copy of the rankings, which polls the store (rankings-replica.ts).
-  const rankings = createRankingsReplica(store, { logger: createLogger("warn", "recommendation-bench") });
+  const heapBefore = settledHeap();
+  const rankings = createRankingsReplica(store, { logger });
   await rankings.start();
-  const reads = createRecommendationReads(store, rankings);
+  const heldBytes = settledHeap() - heapBefore;
+  const reads = createRecommendationReads(rankings);
   let latencies: Latencies;
   let fresh: number[];
   try {
@@ -180,10 +204,20 @@ async function benchStore(
   } finally {
     await rankings.stop();
   }
+  const holdingNone = createRankingsReplica(store, { logger, customersHeld: 0 });
+  await holdingNone.start();
+  let notHeld: Latencies;
+  try {
+    notHeld = await loadReads(createRecommendationReads(holdingNone), options, true);
+  } finally {
+    await holdingNone.stop();
+  }
   return [
     `  ${name}: seeded ${options.orders.toLocaleString("en-US")} orders in ${seconds.toFixed(0)} s (${Number(pairs?.rows ?? 0).toLocaleString("en-US")} pair rows)`,
     summary("alsoBought", latencies.alsoBought),
     summary("forCustomer", latencies.forCustomer),
+    summary("not held", notHeld.forCustomer),
+    `    the copy: ${(heldBytes / 2 ** 20).toFixed(0)} MB of heap for every product's rankings and ${Number(buyers?.rows ?? 0).toLocaleString("en-US")} customers' purchases`,
     `    a new order reflected: p50 ${ms(percentile(fresh, 50))}, worst ${ms(fresh.at(-1) ?? 0)} of ${fresh.length}`,
   ];
 }
