@@ -39,6 +39,10 @@ interface RenderedRoute {
   readonly response_headers_to_add?: readonly {
     readonly header: { readonly key: string; readonly value: string };
   }[];
+  readonly request_headers_to_add?: readonly {
+    readonly header: { readonly key: string; readonly value: string };
+    readonly append_action: string;
+  }[];
   readonly metadata?: { readonly filter_metadata: { readonly "commerce.rest": Record<string, unknown> } };
   readonly typed_per_filter_config?: Record<
     string,
@@ -367,7 +371,7 @@ describe("renderEnvoyConfig", () => {
     }
   });
 
-  it("first drops what only the edge may set (identity, credential and x-envoy-* headers) and says every answer varies with Origin", () => {
+  it("first drops what only the edge may set (identity, client address, credential and x-envoy-* headers) and says every answer varies with Origin", () => {
     const filters = manager(renderEnvoyConfig(contract, defaultEnvoyOptions)).http_filters;
     expect(filters.map((f) => f.name)).to.deep.equal([
       "envoy.filters.http.header_mutation",
@@ -386,6 +390,7 @@ describe("renderEnvoyConfig", () => {
         { remove: "x-user-email" },
         { remove: "x-user-role" },
         { remove: "x-user-id" },
+        { remove: "x-commerce-client-address" },
         { remove: "x-commerce-edge-auth" },
         { remove: "x-commerce-peer-auth" },
         { remove_on_match: { key_matcher: { prefix: "x-envoy-" } } },
@@ -394,6 +399,19 @@ describe("renderEnvoyConfig", () => {
         { append: { header: { key: "vary", value: "Origin" }, append_action: "APPEND_IF_EXISTS_OR_ADD" } },
       ],
     });
+  });
+
+  it("names the client's address from the downstream connection on every route to a service", () => {
+    const bound = routesOf(renderEnvoyConfig(contract, defaultEnvoyOptions)).filter(
+      (route) => route.metadata?.filter_metadata["commerce.rest"]["input"] !== undefined,
+    );
+    expect(bound).to.have.length.greaterThan(30);
+    for (const route of bound) {
+      expect(route.request_headers_to_add, route.name).to.deep.include({
+        header: { key: "x-commerce-client-address", value: "%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%" },
+        append_action: "OVERWRITE_IF_EXISTS_OR_ADD",
+      });
+    }
   });
 
   it("names secret files and holds no secret", async () => {

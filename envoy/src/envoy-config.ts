@@ -2,8 +2,8 @@
  * The whole Envoy configuration of the REST edge, rendered from the contract and the options
  * (envoy/README.md says what it expects at run time). Filter order, and why:
  *   1. header_mutation   drops what only the edge may set: client-sent identity headers, our
- *                        credential headers, every x-envoy-* header (Envoy obeys some); says
- *                        `Vary: Origin` on every answer;
+ *                        credential headers, the client's address, every x-envoy-* header
+ *                        (Envoy obeys some); says `Vary: Origin` on every answer;
  *   2. bearer (Lua)      spells the bearer scheme the way jwt_authn matches it (on the routes
  *                        that verify a token: off on the others);
  *   3. preflight (Lua), cors   CORS (cors.ts), before anything that could refuse a preflight;
@@ -29,6 +29,7 @@ import type { Contract } from "../../scripts/codegen/contract-descriptors.js";
 import { corsFilters, corsVirtualHostConfig, varyOnOrigin } from "./cors.js";
 import { deploymentOf } from "../../scripts/codegen/contract-descriptors.js";
 import { siteDeployment, validateEnvoyOptions, type EnvoyOptions, type HostPort } from "./envoy-options.js";
+import { clientAddressHeader } from "@commerce/runtime/identity";
 import { maxRequestHeadBytes, maxRequestHeaderCount } from "@commerce/runtime/server";
 import { localReplyConfig, maxRequestBytes } from "./local-replies.js";
 import { queryMethodRefusals } from "./query-refusals.js";
@@ -109,6 +110,7 @@ function httpFilters(
               "x-user-email",
               "x-user-role",
               "x-user-id",
+              clientAddressHeader,
               "x-commerce-edge-auth",
               "x-commerce-peer-auth",
             ].map((name) => ({ remove: name })),

@@ -11,6 +11,7 @@
  */
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { Access } from "@commerce/runtime/contract";
+import { clientAddressHeader } from "@commerce/runtime/identity";
 import {
   parsePathTemplate,
   type TemplateSegment,
@@ -151,10 +152,16 @@ function boundRoute(route: Route, match: JsonObject, cluster: string): JsonObjec
       cluster,
       timeout: `${routeTimeoutSeconds}s`,
     },
-    // Services see the edge's deadline as a gRPC deadline, as from the local edge.
+    // Services see the edge's deadline as a gRPC deadline, as from the local edge, and the
+    // client's address as the connection's peer (use_remote_address is on), whatever the client
+    // sent (header_mutation removed its copy first).
     request_headers_to_add: [
       {
         header: { key: "grpc-timeout", value: `${routeTimeoutSeconds}S` },
+        append_action: "OVERWRITE_IF_EXISTS_OR_ADD",
+      },
+      {
+        header: { key: clientAddressHeader, value: "%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%" },
         append_action: "OVERWRITE_IF_EXISTS_OR_ADD",
       },
     ],

@@ -44,13 +44,14 @@ function send(
   path: string,
   headers: Record<string, string> = {},
   body?: string | Buffer,
+  localAddress?: string,
 ): Promise<Answer> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     // Framed explicitly: Node sends a GET body unframed unless told its length.
     const framing = body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) };
     const req = httpRequest(
-      { host: hostname, port, method, path, headers: { ...headers, ...framing } },
+      { host: hostname, port, method, path, headers: { ...headers, ...framing }, localAddress },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -132,6 +133,7 @@ describe("Envoy edge", function () {
       "x-user-id": "1",
       "x-commerce-edge-auth": "forged",
       "x-commerce-peer-auth": "forged",
+      "x-commerce-client-address": "203.0.113.9",
     });
     expect(answer.status, answer.text).to.equal(200);
     expect(upstream.calls).to.have.length(1);
@@ -141,6 +143,7 @@ describe("Envoy edge", function () {
       "x-user-role": "CUSTOMER",
       "x-user-id": "7",
       "x-commerce-edge-auth": edgeSecret,
+      "x-commerce-client-address": "127.0.0.1",
     });
     expect(headers).not.to.have.any.keys("x-commerce-peer-auth", "authorization");
   });
@@ -163,6 +166,15 @@ describe("Envoy edge", function () {
     const headers = upstream.calls[0]?.headers ?? {};
     expect(headers).not.to.have.any.keys("x-user-email", "x-user-role", "x-user-id", "authorization");
     expect(headers["x-commerce-edge-auth"]).to.equal(edgeSecret);
+  });
+
+  it("names the client's address from its connection, never from what the client says", async () => {
+    const forged = { ...json, "x-commerce-client-address": "127.0.0.1", "x-forwarded-for": "198.51.100.4" };
+    const answer = await send(base, "POST", "/api/auth/login", forged, login, "127.0.0.2");
+    expect(answer.status, answer.text).to.equal(200);
+    expect(upstream.calls.map((call) => call.headers["x-commerce-client-address"])).to.deep.equal([
+      "127.0.0.2",
+    ]);
   });
 
   it("refuses a token without a user id (uid) that is a positive integer", async () => {

@@ -1,6 +1,7 @@
 /**
  * The local edge (ADR 0024), the TypeScript twin of the Envoy configuration:
- *   1. drops any client-sent identity and credential headers;
+ *   1. drops any client-sent identity and credential headers, and names the client's address
+ *      (`x-commerce-client-address`, the socket's peer) on every call;
  *   2. for non-public methods requires a valid HS512 bearer token and injects
  *      `x-user-email` / `x-user-role` / `x-user-id` from its `sub` / `role` / `uid` claims
  *      (else 401), and on every
@@ -23,6 +24,8 @@ import {
   userRoleHeader,
   edgeCredentialHeader,
   peerCredentialHeader,
+  canonicalClientAddress,
+  clientAddressHeader,
 } from "@commerce/runtime/identity";
 import { traceIdsOf, type Logger } from "@commerce/runtime/logging";
 import { retryAfterHeader } from "@commerce/runtime/errors";
@@ -83,6 +86,7 @@ const notForwarded = new Set([
   userEmailHeader,
   userRoleHeader,
   userIdHeader,
+  clientAddressHeader,
   edgeCredentialHeader,
   peerCredentialHeader,
   "grpc-timeout",
@@ -144,6 +148,8 @@ export function createEdge(options: EdgeOptions): Edge {
       header[name] = Array.isArray(value) ? value.join(", ") : value;
     }
     header[edgeCredentialHeader] = options.edgeSecret;
+    const clientAddress = canonicalClientAddress(req.socket.remoteAddress);
+    if (clientAddress !== undefined) header[clientAddressHeader] = clientAddress;
     if (traced !== undefined) injectIntoRecord(traced.active, header);
     if (route.contract.access !== Access.PUBLIC) {
       const caller = await options.verifyToken(req.headers.authorization);

@@ -1,6 +1,7 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { Access, methodContract } from "../contract/method-contract.js";
 import { callerFromHeaders, callerKey } from "../identity/caller.js";
+import { clientAddressFromHeaders, clientAddressKey } from "../identity/client-address.js";
 import type { RequestTrust } from "../identity/request-trust.js";
 import type { RevokedAccounts } from "../identity/revoked-accounts.js";
 
@@ -13,7 +14,7 @@ import type { RevokedAccounts } from "../identity/revoked-accounts.js";
  * from a peer service. Ownership is the domain's business. `openServices` are protocol services
  * outside our contract (gRPC health, server reflection) that anyone reaching the port may call:
  * they carry no access option, so each is let through by name, and any other service without
- * one fails (methodContract throws).
+ * one fails (methodContract throws). The client's address counts only from the edge too.
  */
 export function createAccessInterceptor(
   trust: RequestTrust,
@@ -21,9 +22,11 @@ export function createAccessInterceptor(
   openServices: readonly string[] = [],
 ): Interceptor {
   return (next) => async (req) => {
-    let caller = trust.fromEdge(req.header) ? callerFromHeaders(req.header) : undefined;
+    const fromEdge = trust.fromEdge(req.header);
+    let caller = fromEdge ? callerFromHeaders(req.header) : undefined;
     if (caller !== undefined && revoked.isRevoked(caller.userId)) caller = undefined;
     req.contextValues.set(callerKey, caller);
+    req.contextValues.set(clientAddressKey, fromEdge ? clientAddressFromHeaders(req.header) : undefined);
     if (openServices.includes(req.service.typeName)) return next(req);
     const { access } = methodContract(req.method);
     if (access === Access.INTERNAL) {
