@@ -1,6 +1,7 @@
 import { expect } from "chai";
-import { api } from "./support/api.js";
+import { api, type ApiResponse } from "./support/api.js";
 import { login, registration, uniqueEmail } from "./support/accounts.js";
+import { onLoopback } from "./support/environment.js";
 import { decodeClaims, decodeHeader } from "./support/tokens.js";
 
 describe("Auth: POST /api/auth/register", () => {
@@ -123,48 +124,81 @@ describe("Auth: POST /api/auth/login", () => {
     expect((unknown.body as { message: string }).message).to.equal("invalid email or password");
   });
 
-  it("throttles an account after 5 failed attempts with 429, even for the right password", async () => {
+  /** The answer of a login of `email` with `password`, from `localAddress` when given. */
+  function loginFrom(email: string, password: string, localAddress?: string): Promise<ApiResponse> {
+    return api("POST", "/api/auth/login", {
+      body: { email, password },
+      ...(localAddress === undefined ? {} : { localAddress: onLoopback(localAddress) }),
+    });
+  }
+
+  /** A 429 of the login throttle: `Retry-After` in seconds, and the one error body saying it. */
+  function expectWaiting(response: ApiResponse, maxSeconds: number): void {
+    expect(response.status, response.text).to.equal(429);
+    const seconds = Number(response.headers.get("retry-after"));
+    expect(seconds).to.be.within(1, maxSeconds);
+    expect(response.body).to.deep.equal({
+      status: 429,
+      code: "RESOURCE_EXHAUSTED",
+      message: `too many failed logins; retry in ${seconds} s`,
+    });
+  }
+
+  it("slows an account's logins from one address after 5 failures (429, even for the right password there), not from another address", async () => {
     const input = registration("throttled");
     await api("POST", "/api/auth/register", { body: input });
     for (let i = 0; i < 5; i++) {
-      const attempt = await api("POST", "/api/auth/login", {
-        body: { email: input.email, password: `wrong-${i}-password` },
-      });
-      expect(attempt.status).to.equal(401);
+      expect((await loginFrom(input.email, `wrong-${i}-password`)).status).to.equal(401);
     }
-    const blocked = await api("POST", "/api/auth/login", {
-      body: { email: input.email, password: input.password },
-    });
-    expect(blocked.status).to.equal(429);
-    expect(blocked.body).to.include({ status: 429, code: "RESOURCE_EXHAUSTED" });
-    // The first failure leaves the 15-minute window in a little under 15 minutes.
-    expect(Number(blocked.headers.get("retry-after"))).to.be.within(850, 900);
+    // The sixth check waits 30 s after the fifth.
+    expectWaiting(await loginFrom(input.email, input.password), 30);
+    const elsewhere = await loginFrom(input.email, input.password, "127.0.0.3");
+    expect(elsewhere.status, elsewhere.text).to.equal(200);
   });
 
-  it("checks exactly 5 passwords of 50 concurrent logins for one account; the rest wait (429 or 503)", async () => {
+  it("after 50 wrong passwords for an account from one client address, logs the owner in from another; the first address waits", async () => {
+    const input = registration("besieged");
+    await api("POST", "/api/auth/register", { body: input });
+    const statuses: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const attempt = await loginFrom(input.email, `wrong-${i}-password`, "127.0.0.2");
+      statuses.push(attempt.status);
+      if (attempt.status === 429) expectWaiting(attempt, 30);
+    }
+    // Five checked, then 30 s to wait after the fifth: the other 45 are not checked.
+    expect(statuses.filter((status) => status === 401)).to.have.length(5);
+    expect(statuses.filter((status) => status === 429)).to.have.length(45);
+    expectWaiting(await loginFrom(input.email, input.password, "127.0.0.2"), 30);
+    const owner = await loginFrom(input.email, input.password, "127.0.0.1");
+    expect(owner.status, owner.text).to.equal(200);
+    expect(decodeClaims((owner.body as { token: string }).token)).to.include({ sub: input.email });
+  });
+
+  it("throttles an unknown email exactly as an account: 5 answers of 404, then 429", async () => {
+    const ghost = uniqueEmail("ghost");
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await loginFrom(ghost, "whatever123", "127.0.0.4")).status);
+    expect(statuses).to.deep.equal([404, 404, 404, 404, 404]);
+    expectWaiting(await loginFrom(ghost, "whatever123", "127.0.0.4"), 30);
+  });
+
+  it("checks exactly 5 passwords of 50 concurrent logins for one account from one address; the rest wait (429 or 503)", async () => {
     const input = registration("raced");
     await api("POST", "/api/auth/register", { body: input });
     const attempts = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        api("POST", "/api/auth/login", { body: { email: input.email, password: `wrong-${i}-password` } }),
-      ),
+      Array.from({ length: 50 }, (_, i) => loginFrom(input.email, `wrong-${i}-password`)),
     );
-    // 429: the account's attempts are used up; 503: the server's password work is at capacity
+    // 429: the throttle refuses a check; 503: the server's password work is at capacity
     // (which of the two depends on arrival order). Either way nothing else was checked.
     const statuses = attempts.map((attempt) => attempt.status);
     expect(statuses.filter((status) => status === 401)).to.have.length(5);
     expect(statuses.filter((status) => status !== 401 && status !== 429 && status !== 503)).to.deep.equal([]);
-    for (const attempt of attempts.filter((a) => a.status === 429)) {
-      expect(Number(attempt.headers.get("retry-after"))).to.be.within(850, 900);
-    }
+    for (const attempt of attempts.filter((a) => a.status === 429)) expectWaiting(attempt, 30);
     for (const attempt of attempts.filter((a) => a.status === 503)) {
       expect(attempt.headers.get("retry-after")).to.equal("1");
     }
-    // The limit held: the right password is refused too until the window has passed.
-    const right = await api("POST", "/api/auth/login", {
-      body: { email: input.email, password: input.password },
-    });
-    expect(right.status).to.equal(429);
+    // The limit held: the right password waits there too.
+    expectWaiting(await loginFrom(input.email, input.password), 30);
   });
 
   it("answers 400 for an operator object instead of an email", async () => {

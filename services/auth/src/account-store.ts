@@ -1,6 +1,7 @@
 /**
- * What the Auth service stores, in its own database: accounts (credentials and role), login
- * attempt slots (for throttling), and documents that only carry events.
+ * What the Auth service stores, in its own database: accounts (credentials and role), the login
+ * throttle's buckets and the addresses each account logged in from, and documents that only
+ * carry events.
  */
 import type { EventCarrierDocument, OutboxCarrier } from "@commerce/runtime/events";
 import type { Role } from "@commerce/runtime/identity";
@@ -8,6 +9,7 @@ import {
   type Collection,
   type CollectionSpec,
   type DocumentStore,
+  type StoredDocument,
   type VersionedDocument,
   idClaimsSpec,
   type IdClaimDocument,
@@ -31,19 +33,35 @@ export interface AccountDocument extends OutboxCarrier {
   readonly deletedAt?: string;
 }
 
-/** One of an email's login attempt slots (login-throttle.ts): `<email>#<slot>`. */
-export interface LoginAttemptDocument extends VersionedDocument {
+/**
+ * One bucket of the login throttle (login-throttle.ts, throttle-rule.ts): `pair <email>
+ * <address>`, `address <address>` or `account <email>`.
+ */
+export interface LoginThrottleDocument extends VersionedDocument {
   readonly _id: string;
-  readonly email: string;
-  /** When the slot's latest attempt began, epoch milliseconds. */
-  readonly at: number;
+  /** When every check charged to the bucket is forgiven, epoch milliseconds. */
+  readonly debtUntil: number;
+  /** When the latest check was charged, epoch milliseconds. */
+  readonly lastAt: number;
   /** The sweeper is deleting it: logins leave it alone. */
   readonly retired: boolean;
 }
 
+/** An address an account logged in from (login-throttle.ts): `<email> <address>`. */
+export interface KnownAddressDocument extends VersionedDocument {
+  readonly _id: string;
+  /** The latest successful login from it, epoch milliseconds (refreshed once a day at most). */
+  readonly lastLoginAt: number;
+  /** When it stops being known, epoch milliseconds. */
+  readonly expiresAt: number;
+}
+
 export interface AccountCollections {
   readonly accounts: Collection<AccountDocument>;
-  readonly loginAttempts: Collection<LoginAttemptDocument>;
+  readonly loginThrottles: Collection<LoginThrottleDocument>;
+  readonly knownAddresses: Collection<KnownAddressDocument>;
+  /** The attempt slots of the former throttle (ADR 0030): only swept away. */
+  readonly formerLoginAttempts: Collection<StoredDocument>;
   readonly eventCarriers: Collection<EventCarrierDocument>;
   /** Every user id ever handed out (sequential-id.ts): a deleted user's id is never reused. */
   readonly accountIds: Collection<IdClaimDocument>;
@@ -53,10 +71,15 @@ const accountsSpec: CollectionSpec<AccountDocument> = {
   name: "accounts",
   indexes: [{ fields: ["email"], unique: true }, { fields: ["outboxPending"] }],
 };
-const loginAttemptsSpec: CollectionSpec<LoginAttemptDocument> = {
-  name: "login_attempts",
-  indexes: [{ fields: ["at"] }],
+const loginThrottlesSpec: CollectionSpec<LoginThrottleDocument> = {
+  name: "login_throttles",
+  indexes: [{ fields: ["debtUntil"] }],
 };
+const knownAddressesSpec: CollectionSpec<KnownAddressDocument> = {
+  name: "login_known_addresses",
+  indexes: [{ fields: ["expiresAt"] }],
+};
+const formerLoginAttemptsSpec: CollectionSpec<StoredDocument> = { name: "login_attempts" };
 const eventCarriersSpec: CollectionSpec<EventCarrierDocument> = {
   name: "event_carriers",
   indexes: [{ fields: ["outboxPending"] }],
@@ -65,7 +88,9 @@ const eventCarriersSpec: CollectionSpec<EventCarrierDocument> = {
 export async function openAccountCollections(store: DocumentStore): Promise<AccountCollections> {
   return {
     accounts: await store.collection(accountsSpec),
-    loginAttempts: await store.collection(loginAttemptsSpec),
+    loginThrottles: await store.collection(loginThrottlesSpec),
+    knownAddresses: await store.collection(knownAddressesSpec),
+    formerLoginAttempts: await store.collection(formerLoginAttemptsSpec),
     eventCarriers: await store.collection(eventCarriersSpec),
     accountIds: await store.collection(idClaimsSpec(accountsSpec.name)),
   };

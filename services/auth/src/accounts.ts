@@ -24,7 +24,7 @@ import {
 import type { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import type { AccountDocument } from "./account-store.js";
 import { keepingTrace } from "@commerce/runtime/telemetry";
-import type { LoginThrottle } from "./login-throttle.js";
+import type { LoginClaim, LoginThrottle } from "./login-throttle.js";
 import type { PasswordHasher } from "./password-hasher.js";
 import type { TokenIssuer } from "./token-issuer.js";
 
@@ -61,7 +61,8 @@ export function normalizeEmail(email: string): string {
 
 export interface Accounts {
   register(input: Registration, signal: AbortSignal): Promise<AccountDocument>;
-  login(email: string, password: string, signal: AbortSignal): Promise<string>;
+  /** `address`: the client's, as the edge names it (undefined when no edge did). */
+  login(email: string, password: string, address: string | undefined, signal: AbortSignal): Promise<string>;
   ensureAdmin(email: string, password: string): Promise<void>;
   deleteAccount(userId: number, signal: AbortSignal): Promise<boolean>;
 }
@@ -155,27 +156,30 @@ export function createAccounts(deps: AccountsDeps): Accounts {
   }
 
   /**
-   * The account whose password this is, after claiming one of its throttled attempts. Admitted
-   * to the password work before the attempt is claimed, so a login refused for load (503) uses
-   * up no attempt.
+   * The account whose password this is, after the throttle granted the check (ADR 0115).
+   * Admitted to the password work before the check is claimed, so a login refused for load
+   * (503) costs no check.
    */
   async function checkPassword(
     email: string,
     password: string,
+    address: string | undefined,
     now: Date,
     signal: AbortSignal,
-  ): Promise<AccountDocument> {
+  ): Promise<{ account: AccountDocument; claim: LoginClaim }> {
     const work = deps.hasher.admit();
     try {
-      const wait = await deps.throttle.claim(email, now, signal);
-      if (wait > 0) throw throttled(`too many failed logins; retry in ${wait} s`, wait);
+      const outcome = await deps.throttle.claim(email, address, now, signal);
+      if (!outcome.granted) {
+        throw throttled(`too many failed logins; retry in ${outcome.waitSeconds} s`, outcome.waitSeconds);
+      }
       const account = await accounts.findOne({ email }, { signal });
       if (account === undefined || account.deletedAt !== undefined) {
         await work.verifyDummy(password);
         throw notFound(loginFailedMessage);
       }
       if (!(await work.verify(account.passwordHash, password))) throw unauthenticated(loginFailedMessage);
-      return account;
+      return { account, claim: outcome.claim };
     } finally {
       work.end();
     }
@@ -184,10 +188,10 @@ export function createAccounts(deps: AccountsDeps): Accounts {
   return {
     register: (input, signal) => createAccount(input, "CUSTOMER", signal),
 
-    async login(rawEmail, password, signal) {
+    async login(rawEmail, password, address, signal) {
       const email = normalizeEmail(rawEmail);
       const now = deps.clock();
-      const account = await checkPassword(email, password, now, signal);
+      const { account, claim } = await checkPassword(email, password, address, now, signal);
       const token = await deps.issueToken(
         { userId: account._id, email, role: account.role, name: account.fullName },
         now,
@@ -198,7 +202,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
         String(account._id),
       );
       await deps.outbox.record([login], signal);
-      await deps.throttle.reset(email, signal);
+      await deps.throttle.succeeded(claim, signal);
       return token;
     },
 

@@ -1,4 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
+import { clientAddressOf } from "@commerce/runtime/identity";
 import type { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import type { Accounts } from "./accounts.js";
 
@@ -10,7 +11,8 @@ export function createAuthHandler(accounts: Accounts): ServiceImpl<typeof AuthSe
       return { message: "user registered successfully" };
     },
     async login(req, ctx) {
-      return { token: await accounts.login(req.email, req.password, ctx.signal), type: "Bearer" };
+      const token = await accounts.login(req.email, req.password, clientAddressOf(ctx), ctx.signal);
+      return { token, type: "Bearer" };
     },
   };
 }

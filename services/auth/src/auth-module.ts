@@ -40,7 +40,11 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
     carriers: collections.eventCarriers,
   });
   const throttle = createLoginThrottle(
-    collections.loginAttempts,
+    {
+      buckets: collections.loginThrottles,
+      knownAddresses: collections.knownAddresses,
+      formerAttempts: collections.formerLoginAttempts,
+    },
     options.throttle ?? defaultLoginThrottlePolicy,
   );
   const hasher = createPasswordHasher();
@@ -62,8 +66,8 @@ export async function buildAuthService(ctx: ServiceContext, options: AuthOptions
       await throttle.sweep(ctx.clock());
     },
     logger: ctx.logger,
-    failureMessage: "login attempt sweep failed",
-    recoveryMessage: "login attempt sweep works again",
+    failureMessage: "login throttle sweep failed",
+    recoveryMessage: "login throttle sweep works again",
   });
   return {
     name: "auth",

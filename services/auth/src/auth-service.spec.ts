@@ -1,6 +1,7 @@
-import { Code, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type ServiceImpl } from "@connectrpc/connect";
 import { expect } from "chai";
 import type { EventRecord } from "@commerce/runtime/events";
+import { clientAddressHeader } from "@commerce/runtime/identity";
 import type { ServiceRoutes } from "@commerce/runtime/server";
 import { eventually, codeOf, startServiceHarness, type ServiceHarness } from "@commerce/runtime/testing";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
@@ -91,6 +92,68 @@ describe("Auth service over RPC", () => {
       "two auth events",
     );
     expect(types).to.deep.equal(["USER_REGISTERED", "USER_LOGIN"]);
+  });
+
+  /** A call's failure: its code and the seconds its `retry-after` asks for (0 without one). */
+  async function refusal(call: Promise<unknown>): Promise<{ code: Code; retryAfter: number }> {
+    try {
+      await call;
+    } catch (error) {
+      const connectError = ConnectError.from(error);
+      return { code: connectError.code, retryAfter: Number(connectError.metadata.get("retry-after") ?? 0) };
+    }
+    throw new Error("expected the call to fail");
+  }
+
+  const from = (address: string) => ({ headers: { [clientAddressHeader]: address } });
+
+  it("after 50 wrong passwords from one client address, logs the owner in from another; the first waits", async () => {
+    const auth = harness.client(AuthService);
+    await auth.register(input);
+    const codes: Code[] = [];
+    for (let i = 0; i < 50; i++) {
+      const { code, retryAfter } = await refusal(
+        auth.login({ email: input.email, password: `wrong-${i}-password` }, from("127.0.0.2")),
+      );
+      codes.push(code);
+      if (code === Code.ResourceExhausted) expect(retryAfter).to.be.within(1, 30);
+    }
+    expect(codes.filter((code) => code === Code.Unauthenticated)).to.have.length(5);
+    expect(codes.filter((code) => code === Code.ResourceExhausted)).to.have.length(45);
+    const right = { email: input.email, password: input.password };
+    expect((await refusal(auth.login(right, from("127.0.0.2")))).code).to.equal(Code.ResourceExhausted);
+    expect((await auth.login(right, from("127.0.0.1"))).type).to.equal("Bearer");
+  });
+
+  it("throttles an unknown email exactly as an account", async () => {
+    const auth = harness.client(AuthService);
+    await auth.register(input);
+    const codesOf = async (email: string): Promise<Code[]> => {
+      const codes: Code[] = [];
+      for (let i = 0; i < 6; i++) {
+        codes.push(
+          (await refusal(auth.login({ email, password: "wrong-password" }, from("127.0.0.3")))).code,
+        );
+      }
+      return codes;
+    };
+    const five = (code: Code): Code[] => [code, code, code, code, code, Code.ResourceExhausted];
+    expect(await codesOf(input.email)).to.deep.equal(five(Code.Unauthenticated));
+    expect(await codesOf("nobody@x.test")).to.deep.equal(five(Code.NotFound));
+  });
+
+  it("believes a client address only from the edge: forged addresses without its credential share one budget", async () => {
+    const auth = harness.client(AuthService);
+    await auth.register(input);
+    const direct = harness.peerClient(AuthService);
+    for (let i = 1; i <= 5; i++) {
+      const attempt = direct.login({ email: input.email, password: "wrong-password" }, from(`10.0.0.${i}`));
+      expect((await refusal(attempt)).code).to.equal(Code.Unauthenticated);
+    }
+    const sixth = direct.login({ email: input.email, password: input.password }, from("10.0.0.6"));
+    expect((await refusal(sixth)).code).to.equal(Code.ResourceExhausted);
+    const right = { email: input.email, password: input.password };
+    expect((await auth.login(right, from("10.0.0.6"))).type).to.equal("Bearer");
   });
 
   it("gives concurrent registrations distinct sequential ids", async () => {

@@ -1,114 +1,286 @@
 /**
- * Throttles password guessing per account: at most `maxAttempts` password checks per email
- * within any `windowMs`, however many logins arrive at once. A successful login frees the
- * account's attempts. Unknown emails are throttled the same way, so the throttle reveals nothing
- * about existence.
+ * Slows down password guessing without ever locking the owner out (ADR 0115). Every login
+ * claims its password check from up to three buckets (throttle-rule.ts) before the password is
+ * compared:
+ *   - the account from this client address (`pair`): the owner's own typos, or one attacker at
+ *     one account; a successful login empties it;
+ *   - the client address, whatever the account (`address`): credential stuffing from one
+ *     address;
+ *   - the account, from any address it has not logged in from lately (`account`): many
+ *     addresses at one account. An address the account logged in from in the last
+ *     `knownForMs` is not charged there, so an attack from elsewhere never slows the owner down
+ *     where the owner usually logs in.
+ * A check waits (429) when any of its buckets says so; a check that gets through is charged to
+ * each, and a success takes back its charge from the two shared buckets. Unknown emails are
+ * throttled exactly like accounts (their keys are the email), so the throttle tells nothing
+ * about existence. An IPv6 client is keyed by its /64, which a single host holds.
  *
- * A login must claim an attempt before its password is checked. Each email has `maxAttempts`
- * slot documents (`<email>#<slot>`); a claim takes a slot that does not exist yet (a unique
- * insert) or one whose attempt has left the window (a compare-and-set on its version). Both are
- * atomic on every backend we run, unlike a counter (FerretDB's conditional updates are not), so
- * of concurrent claims on one slot exactly one wins, and a sixth concurrent login finds every
- * slot taken (ADR 0030).
+ * Concurrency (ADR 0030, ADR 0115): a bucket is one document, created by a unique insert and changed only
+ * by compare-and-set on its version (changeDocument), both atomic on every backend; a charge
+ * re-reads and re-decides when it loses, so concurrent logins cannot take more checks than the
+ * rule allows. A charge that keeps losing to others answers 429 as well (never a check more).
  *
- * Expired slots are swept periodically (FerretDB has no TTL indexes). The sweeper retires a slot
- * with a compare-and-set before it deletes it, and claims skip retired slots, so a deletion can
- * never remove a slot that a login has just claimed.
+ * Buckets that hold nothing are swept, retired by compare-and-set first so that the deletion
+ * never removes a bucket a login has just charged (logins leave retired buckets alone); known
+ * addresses are swept once they expire.
  */
-import { DuplicateKeyError, type Collection } from "@commerce/runtime/store";
-import type { LoginAttemptDocument } from "./account-store.js";
+import { DomainError } from "@commerce/runtime/errors";
+import {
+  changeDocument,
+  DuplicateKeyError,
+  type Collection,
+  type StoredDocument,
+} from "@commerce/runtime/store";
+import type { KnownAddressDocument, LoginThrottleDocument } from "./account-store.js";
+import {
+  type Charge,
+  charged,
+  forgiven,
+  refunded,
+  type ThrottleRule,
+  type ThrottleState,
+  waitMs,
+} from "./throttle-rule.js";
 
 export interface LoginThrottlePolicy {
-  readonly maxAttempts: number;
-  readonly windowMs: number;
+  /** Per account and client address. */
+  readonly pair: ThrottleRule;
+  /** Per client address, across accounts. */
+  readonly address: ThrottleRule;
+  /** Per account, from the addresses it has not logged in from within `knownForMs`. */
+  readonly account: ThrottleRule;
+  /** How long an address stays known to an account after a successful login from it. */
+  readonly knownForMs: number;
 }
 
-export const defaultLoginThrottlePolicy: LoginThrottlePolicy = { maxAttempts: 5, windowMs: 15 * 60 * 1000 };
+const second = 1000;
+const minute = 60 * second;
+
+/** The policy ADR 0115 argues for. */
+export const defaultLoginThrottlePolicy: LoginThrottlePolicy = {
+  pair: { free: 5, firstDelayMs: 30 * second, maxDelayMs: 15 * minute, forgiveMs: 15 * minute },
+  address: { free: 100, firstDelayMs: 30 * second, maxDelayMs: 15 * minute, forgiveMs: minute },
+  account: { free: 20, firstDelayMs: 30 * second, maxDelayMs: 15 * minute, forgiveMs: 3 * minute },
+  knownForMs: 30 * 24 * 60 * minute,
+};
+
+/** What a granted check was charged, to settle it once the password was compared. */
+export interface LoginClaim {
+  readonly email: string;
+  readonly group: string | undefined;
+  readonly now: number;
+  /** The charges a success takes back: the address's and, from an unknown address, the account's. */
+  readonly shared: readonly { readonly key: string; readonly rule: ThrottleRule; readonly charge: Charge }[];
+}
+
+export type ClaimOutcome =
+  | { readonly granted: true; readonly claim: LoginClaim }
+  | { readonly granted: false; readonly waitSeconds: number };
 
 export interface LoginThrottle {
   /**
-   * Claims one password check for `email` at `now`: 0 when granted, else the seconds until an
-   * attempt leaves the window.
+   * Claims one password check for `email` from `address` (undefined: no edge named one; such
+   * logins share one bucket) at `now`.
    */
-  claim(email: string, now: Date, signal?: AbortSignal): Promise<number>;
-  /** A successful login frees the account's attempts. */
-  reset(email: string, signal?: AbortSignal): Promise<void>;
-  /** Deletes slots whose attempt left the window, at most `limit` per call. */
+  claim(email: string, address: string | undefined, now: Date, signal?: AbortSignal): Promise<ClaimOutcome>;
+  /** The password was right: empties the pair's bucket, takes back the shared charges, and remembers the address. */
+  succeeded(claim: LoginClaim, signal?: AbortSignal): Promise<void>;
+  /** Deletes buckets that hold nothing and addresses no longer known, at most `limit` of each per call. */
   sweep(now: Date, limit?: number): Promise<number>;
 }
 
-/** How long a login waits for a slot that the sweeper is deleting. */
-const retiredRetrySeconds = 1;
+export interface LoginThrottleStore {
+  readonly buckets: Collection<LoginThrottleDocument>;
+  readonly knownAddresses: Collection<KnownAddressDocument>;
+  /** The former throttle's attempt slots (ADR 0030), deleted by the sweep. */
+  readonly formerAttempts?: Collection<StoredDocument>;
+}
 
-export function createLoginThrottle(
-  attempts: Collection<LoginAttemptDocument>,
-  policy: LoginThrottlePolicy,
-): LoginThrottle {
-  const slotIds = (email: string): string[] =>
-    Array.from({ length: policy.maxAttempts }, (_, slot) => `${email}#${slot}`);
+/** The bucket key of a client address: an IPv4 address, or the /64 of an IPv6 one. */
+export function addressGroup(address: string | undefined): string | undefined {
+  if (address === undefined || !address.includes(":")) return address;
+  const [head, tail] = address.includes("::") ? address.split("::") : [address, undefined];
+  const groupsOf = (part: string | undefined): string[] =>
+    part === undefined || part === "" ? [] : part.split(":");
+  const front = groupsOf(head);
+  const back = groupsOf(tail);
+  const groups = [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
+  const prefix = groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, ""));
+  return `${prefix.join(":")}::/64`;
+}
+
+/** How long a login waits for a bucket that the sweeper is deleting, and how often. */
+const retiredPauseMs = 20;
+const retiredAttempts = 3;
+/** A known address is refreshed at most this often (a write per login would be wasted). */
+const refreshKnownMs = 24 * 60 * minute;
+/** The key of logins no edge named an address for. */
+const unattributed = "unattributed";
+
+class Refused extends Error {
+  constructor(readonly waitMs: number) {
+    super("the bucket refuses a check now");
+  }
+}
+class Retired extends Error {}
+
+const stateOf = (doc: LoginThrottleDocument): ThrottleState => ({
+  debtUntil: doc.debtUntil,
+  lastAt: doc.lastAt,
+});
+
+export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThrottlePolicy): LoginThrottle {
+  const { buckets, knownAddresses } = store;
+  const pairKey = (email: string, group: string): string => `pair ${email} ${group}`;
+  const addressKey = (group: string): string => `address ${group}`;
+  const accountKey = (email: string): string => `account ${email}`;
+  const knownKey = (email: string, group: string): string => `${email} ${group}`;
+
+  async function isKnown(email: string, group: string | undefined, now: number, signal?: AbortSignal) {
+    if (group === undefined) return false;
+    const known = await knownAddresses.get(knownKey(email, group), signal);
+    return known !== undefined && known.expiresAt > now;
+  }
 
   /**
-   * Takes the slot `id` for an attempt at `at`. Refused, it answers the slot as it found it in
-   * use, or undefined when another login took it first (then its `at` is only known by reading).
+   * Charges one check to the bucket `key` at `now`, or says how long to wait. `seen` is the
+   * bucket as the claim has just read it (undefined: there was none), which spares a read.
    */
-  async function take(
-    id: string,
-    email: string,
-    at: number,
+  async function charge(
+    key: string,
+    rule: ThrottleRule,
+    now: number,
+    seen: LoginThrottleDocument | undefined,
     signal?: AbortSignal,
-  ): Promise<{ taken: true } | { taken: false; inUse: LoginAttemptDocument | undefined }> {
-    const slot = await attempts.get(id, signal);
-    if (slot === undefined) {
+  ): Promise<{ charge: Charge } | { waitMs: number }> {
+    for (let attempt = 1; attempt <= retiredAttempts; attempt++) {
+      let previousLastAt = 0;
       try {
-        await attempts.insert({ _id: id, _v: 1, email, at, retired: false }, signal);
-        return { taken: true };
+        const outcome =
+          attempt === 1 && seen === undefined
+            ? undefined
+            : await changeDocument(
+                buckets,
+                key,
+                (current) => {
+                  if (current.retired) throw new Retired();
+                  const wait = waitMs(rule, stateOf(current), now);
+                  if (wait > 0) throw new Refused(wait);
+                  previousLastAt = current.lastAt;
+                  return { ...current, ...charged(rule, stateOf(current), now) };
+                },
+                signal,
+                attempt === 1 ? seen : undefined,
+              );
+        if (outcome !== undefined) return { charge: { at: now, previousLastAt } };
+        await buckets.insert({ _id: key, _v: 1, ...charged(rule, undefined, now), retired: false }, signal);
+        return { charge: { at: now, previousLastAt: 0 } };
       } catch (error) {
-        if (error instanceof DuplicateKeyError) return { taken: false, inUse: undefined };
+        if (error instanceof Refused) return { waitMs: error.waitMs };
+        // Another login created it first, or the sweeper is deleting it: decide again.
+        if (error instanceof DuplicateKeyError) continue;
+        if (error instanceof Retired) {
+          await new Promise((resolve) => setTimeout(resolve, retiredPauseMs));
+          continue;
+        }
+        // Lost every compare-and-set to concurrent logins: too many at once, so wait too.
+        if (error instanceof DomainError && error.kind === "conflict") return { waitMs: second };
         throw error;
       }
     }
-    if (slot.retired || slot.at > at - policy.windowMs) return { taken: false, inUse: slot };
-    if (await attempts.swap({ ...slot, at, _v: slot._v + 1 }, slot._v, signal)) return { taken: true };
-    return { taken: false, inUse: undefined };
+    return { waitMs: second };
+  }
+
+  async function refund(key: string, rule: ThrottleRule, given: Charge, signal?: AbortSignal) {
+    try {
+      await changeDocument(
+        buckets,
+        key,
+        (current) => (current.retired ? current : { ...current, ...refunded(rule, stateOf(current), given) }),
+        signal,
+      );
+    } catch (error) {
+      // A charge kept is the safe side: the bucket forgives it in time.
+      if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
+    }
+  }
+
+  async function remember(email: string, group: string, now: number, signal?: AbortSignal) {
+    const id = knownKey(email, group);
+    const fresh = { lastLoginAt: now, expiresAt: now + policy.knownForMs };
+    const known = await knownAddresses.get(id, signal);
+    if (known === undefined) {
+      try {
+        await knownAddresses.insert({ _id: id, _v: 1, ...fresh }, signal);
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error; // a concurrent login remembered it
+      }
+    } else if (known.lastLoginAt + refreshKnownMs <= now) {
+      // A lost race means a concurrent login refreshed it.
+      await knownAddresses.swap({ ...known, ...fresh, _v: known._v + 1 }, known._v, signal);
+    }
   }
 
   return {
-    async claim(email, now, signal) {
-      const at = now.getTime();
-      const refused: { id: string; inUse: LoginAttemptDocument | undefined }[] = [];
-      for (const id of slotIds(email)) {
-        const outcome = await take(id, email, at, signal);
-        if (outcome.taken) return 0;
-        refused.push({ id, inUse: outcome.inUse });
+    async claim(email, address, at, signal) {
+      const now = at.getTime();
+      const group = addressGroup(address);
+      const bucketOf = group ?? unattributed;
+      const known = await isKnown(email, group, now, signal);
+      const rules: { key: string; rule: ThrottleRule }[] = [
+        { key: pairKey(email, bucketOf), rule: policy.pair },
+        { key: addressKey(bucketOf), rule: policy.address },
+        ...(known ? [] : [{ key: accountKey(email), rule: policy.account }]),
+      ];
+      // A refusal costs no charge: the buckets are read first, and most refused logins stop here.
+      const current = await Promise.all(rules.map(({ key }) => buckets.get(key, signal)));
+      const waits = rules.map(({ rule }, i) => {
+        const doc = current[i];
+        return doc === undefined ? 0 : waitMs(rule, stateOf(doc), now);
+      });
+      const readWait = Math.max(...waits);
+      if (readWait > 0) return { granted: false, waitSeconds: Math.ceil(readWait / second) };
+
+      const made: { key: string; rule: ThrottleRule; charge: Charge }[] = [];
+      for (const [i, { key, rule }] of rules.entries()) {
+        const outcome = await charge(key, rule, now, current[i], signal);
+        if ("waitMs" in outcome) {
+          // Another login got there first: this check is not made, so its charges go back.
+          for (const done of made.reverse()) await refund(done.key, done.rule, done.charge, signal);
+          return { granted: false, waitSeconds: Math.max(1, Math.ceil(outcome.waitMs / second)) };
+        }
+        made.push({ key, rule, charge: outcome.charge });
       }
-      // Every slot is in use: the next one frees when its attempt leaves the window. Slots lost
-      // to a faster login are read again for their time. A concurrent login may have stamped
-      // its slot a moment after this one's `now`: never more than the window.
-      const slots = await Promise.all(
-        refused.map(({ id, inUse }) =>
-          inUse !== undefined ? Promise.resolve(inUse) : attempts.get(id, signal),
-        ),
-      );
-      let wait = policy.windowMs;
-      for (const slot of slots) {
-        const frees =
-          slot === undefined ? 0 : slot.retired ? retiredRetrySeconds * 1000 : slot.at + policy.windowMs - at;
-        wait = Math.min(wait, frees);
-      }
-      return Math.max(1, Math.ceil(wait / 1000));
+      return { granted: true, claim: { email, group, now, shared: made.slice(1) } };
     },
 
-    async reset(email, signal) {
-      for (const id of slotIds(email)) await attempts.delete(id, signal);
+    async succeeded(claim, signal) {
+      const { email, group, now } = claim;
+      await changeDocument(
+        buckets,
+        pairKey(email, group ?? unattributed),
+        (current) => (current.retired ? current : { ...current, ...forgiven(stateOf(current), now) }),
+        signal,
+      ).catch((error: unknown) => {
+        if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
+      });
+      for (const { key, rule, charge: given } of claim.shared) await refund(key, rule, given, signal);
+      if (group !== undefined) await remember(email, group, now, signal);
     },
 
-    async sweep(now, limit = 500) {
-      const expired = await attempts.find({ at: { $lte: now.getTime() - policy.windowMs } }, { limit });
+    async sweep(at, limit = 500) {
+      const now = at.getTime();
       let deleted = 0;
-      for (const slot of expired) {
+      for (const bucket of await buckets.find({ debtUntil: { $lte: now } }, { limit })) {
         const retiring =
-          slot.retired || (await attempts.swap({ ...slot, retired: true, _v: slot._v + 1 }, slot._v));
-        if (retiring && (await attempts.delete(slot._id))) deleted++;
+          bucket.retired || (await buckets.swap({ ...bucket, retired: true, _v: bucket._v + 1 }, bucket._v));
+        if (retiring && (await buckets.delete(bucket._id))) deleted++;
+      }
+      for (const known of await knownAddresses.find({ expiresAt: { $lte: now } }, { limit })) {
+        if (await knownAddresses.delete(known._id)) deleted++;
+      }
+      for (const former of (await store.formerAttempts?.find({}, { limit })) ?? []) {
+        if (await store.formerAttempts?.delete(former._id)) deleted++;
       }
       return deleted;
     },

@@ -48,3 +48,18 @@ export function allowedOrigin(): string {
   }
   return first;
 }
+
+/**
+ * `address` (127.0.0.x) as a client's own address towards the deployment: only a deployment on
+ * loopback can be called from several addresses of one machine (Linux binds any 127.0.0.0/8
+ * address), which the login throttle's tests need. Elsewhere they fail, saying why.
+ */
+export function onLoopback(address: string): string {
+  const host = new URL(acceptanceEnvironment().baseUrl).hostname;
+  if (!/^127\.\d+\.\d+\.\d+$/.test(host) && host !== "localhost") {
+    throw new Error(
+      `the login throttle tests call from ${address}, another loopback address: BASE_URL must be on 127.0.0.0/8, got ${host}`,
+    );
+  }
+  return address;
+}
