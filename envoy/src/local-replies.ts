@@ -12,6 +12,7 @@ import {
   errorBody,
   type ErrorBody,
   malformedRequest,
+  noRouteMessage,
   requestHeadTooLarge,
   requestTimeout,
   upgradeRefused,
@@ -21,7 +22,7 @@ import {
 export const maxRequestBytes = 1024 * 1024;
 
 export const unauthenticatedBody = errorBody(401, "UNAUTHENTICATED", "a valid bearer token is required");
-export const noRouteBody = errorBody(404, "NOT_FOUND", "no route for this path");
+export const noRouteBody = errorBody(404, "NOT_FOUND", noRouteMessage);
 export const tooLargeBody = errorBody(
   413,
   "PAYLOAD_TOO_LARGE",

@@ -34,6 +34,7 @@ import {
   type DualRequestHandler,
   type DualResponse,
   errorBody,
+  noRouteMessage,
   sendError,
 } from "@commerce/runtime/server";
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
@@ -128,7 +129,7 @@ export function createEdge(options: EdgeOptions): Edge {
     if (options.site?.(req, res, pathname) === true) return;
     const match = routes.match(req.method ?? "GET", pathname);
     if (match.kind === "not_found") {
-      sendError(res, errorBody(404, "NOT_FOUND", "no route for this path"));
+      sendError(res, errorBody(404, "NOT_FOUND", noRouteMessage));
       return;
     }
     if (match.kind === "method_not_allowed") {

@@ -6,7 +6,7 @@
  * applies.
  */
 import { resolve } from "node:path";
-import type { DefaultedSetting, Setting, SettingReader } from "./setting.js";
+import type { DefaultedSetting, Setting, SettingReader, UndefaultedSetting } from "./setting.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -78,6 +78,18 @@ export class EnvReader {
       return fallback;
     }
     return value;
+  }
+
+  /** `true` or `false`, in any case; the default when unset, or undefined when there is none. */
+  boolean(setting: DefaultedSetting): boolean;
+  boolean(setting: UndefaultedSetting): boolean | undefined;
+  boolean(setting: Setting): boolean | undefined {
+    const raw = ("default" in setting ? this.stringOrDefault(setting) : this.string(setting))?.toLowerCase();
+    if (raw === undefined) return undefined;
+    if (raw !== "true" && raw !== "false") {
+      this.problem(`${setting.name} must be true or false, got "${this.raw(setting)}"`);
+    }
+    return raw === "true";
   }
 
   /** A whole number within bounds. */

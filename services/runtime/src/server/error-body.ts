@@ -13,6 +13,9 @@ export interface ErrorBody {
   readonly message: string;
 }
 
+/** The message of a 404 for a path nothing serves, on both edges and every server. */
+export const noRouteMessage = "no route for this path";
+
 export function errorBody(status: number, code: string, message: string): ErrorBody {
   return { status, code, message };
 }

@@ -25,7 +25,7 @@ import {
   type DualRequestHandler,
   type DualResponse,
 } from "./dual-protocol-server.js";
-import { errorBody, sendError } from "./error-body.js";
+import { errorBody, noRouteMessage, sendError } from "./error-body.js";
 import { registerHealthService } from "./health-service.js";
 import { createUnaryRpcHandler } from "./unary-rpc-handler.js";
 import { createInProcessTransport, type ServiceRegistrar } from "../transport/in-process-transport.js";
@@ -164,5 +164,5 @@ function answerHttp(
     return;
   }
   if (pages?.(req, res, path) === true) return;
-  sendError(res, errorBody(404, "NOT_FOUND", "no route for this path"));
+  sendError(res, errorBody(404, "NOT_FOUND", noRouteMessage));
 }

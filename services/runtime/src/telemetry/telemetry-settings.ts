@@ -196,7 +196,7 @@ const exporters = ["otlp", "none"];
 
 export function readTelemetrySettings(env: EnvReader): TelemetrySettings {
   const settings = telemetrySettings;
-  const disabled = readBoolean(env, settings.OTEL_SDK_DISABLED);
+  const disabled = env.boolean(settings.OTEL_SDK_DISABLED);
   const tracesExporter = readExporter(env, settings.OTEL_TRACES_EXPORTER);
   const metricsExporter = readExporter(env, settings.OTEL_METRICS_EXPORTER);
   const baseEndpoint = env.url(settings.OTEL_EXPORTER_OTLP_ENDPOINT, ["http:", "https:"]);
@@ -256,14 +256,6 @@ export function readTelemetrySettings(env: EnvReader): TelemetrySettings {
     resourceAttributes,
     serviceName: env.string(settings.OTEL_SERVICE_NAME) ?? resourceAttributes["service.name"],
   };
-}
-
-function readBoolean(env: EnvReader, setting: DefaultedSetting): boolean {
-  const raw = env.stringOrDefault(setting).toLowerCase();
-  if (raw !== "true" && raw !== "false") {
-    env.problem(`${setting.name} must be true or false, got "${env.raw(setting)}"`);
-  }
-  return raw === "true";
 }
 
 /** A whole number of milliseconds, at least 1. */
