@@ -294,6 +294,8 @@ try {
         ADMIN_PASSWORD: deployment.ADMIN_PASSWORD,
         PAYMENT_KEY_SECRET: deployment.PAYMENT_KEY_SECRET,
         PAYMENT_WEBHOOK_SECRET: deployment.PAYMENT_WEBHOOK_SECRET,
+        // The suites pay at the sandbox gateway's checkout: outside embedded mode, a choice.
+        PAYMENT_SANDBOX: "true",
         CLICKHOUSE_URL: analyticsOnKafka,
       },
       edgeSettings: { CORS_ALLOWED_ORIGINS: deployment.CORS_ALLOWED_ORIGINS },

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { ConfigError, parseDuration } from "@commerce/runtime/config";
+import { noGatewayMessage } from "@commerce/payment";
 import { loadEmbeddedConfig } from "./embedded-config.js";
 import type { SecretSource } from "./local-secrets.js";
 
@@ -58,6 +59,7 @@ describe("loadEmbeddedConfig", () => {
     expect(config.payment.webhookSecret).to.have.length(43);
     expect(config.payment.keySecret).to.not.equal(config.payment.webhookSecret);
     expect(config.payment.gateway).to.deep.equal({ kind: "sandbox" });
+    expect(config.sandboxByDefault).to.equal(true);
     expect(config.telemetry).to.deep.equal({
       traces: undefined,
       metrics: undefined,
@@ -120,6 +122,7 @@ describe("loadEmbeddedConfig", () => {
       webhookSecret: "w".repeat(24),
       gateway: { kind: "http", baseUrl: "https://gateway.example.com", keyId: "rzp_test_abc" },
     });
+    expect(config.sandboxByDefault).to.equal(false);
     expect(config.infra).to.deep.equal({
       mongodbUrl: "mongodb://db:27017/",
       kafkaBrokers: ["k1:9092", "k2:9092"],
@@ -143,6 +146,25 @@ describe("loadEmbeddedConfig", () => {
       url: "https://ch.example.com",
       database: "commerce_analytics",
     });
+  });
+
+  it("chooses the sandbox gateway only when nothing chose a gateway, and refuses a contradiction", () => {
+    const load = (env: Record<string, string>) => loadEmbeddedConfig(env, "/srv", memorySecrets().source);
+    const chosen = load({ PAYMENT_SANDBOX: "true" });
+    expect(chosen.payment.gateway).to.deep.equal({ kind: "sandbox" });
+    expect(chosen.sandboxByDefault).to.equal(false);
+    expect(problemsOf(() => load({ PAYMENT_SANDBOX: "false" }))).to.deep.equal([noGatewayMessage]);
+    expect(
+      problemsOf(() =>
+        load({ PAYMENT_SANDBOX: "TRUE", PAYMENT_GATEWAY_URL: "https://gw.example", PAYMENT_KEY_ID: "rzp_1" }),
+      ),
+    ).to.deep.equal([
+      "PAYMENT_GATEWAY_URL and PAYMENT_SANDBOX=true exclude each other: payments go to one gateway (unset PAYMENT_SANDBOX to take them at the gateway)",
+    ]);
+    expect(problemsOf(() => load({ PAYMENT_SANDBOX: "yes" }))).to.deep.equal([
+      'PAYMENT_SANDBOX must be true or false, got "yes"',
+      noGatewayMessage,
+    ]);
   });
 
   it("generates no admin on a real database: the operator's accounts live there", () => {

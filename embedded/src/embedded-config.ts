@@ -2,10 +2,12 @@
  * The embedded platform's configuration (docs/configuration.md): the settings of every process,
  * of the edge, and of each service it hosts, read with the same readers the services' own
  * processes use. What a cluster must set but a laptop need not (the token key, the edge and peer
- * credentials, an admin account) is generated once and kept under `DATA_DIR/secrets` when unset.
+ * credentials, an admin account) is generated once and kept under `DATA_DIR/secrets` when unset,
+ * and without a payment gateway the sandbox gateway is chosen (ADR 0117).
  */
 import { authSettings, readAuthSettings, type AuthSettings } from "@commerce/auth";
 import { readAnalyticsStoreSettings, type AnalyticsStoreSettings } from "@commerce/runtime/analytics";
+import { gatewaySettings } from "@commerce/runtime/money";
 import { paymentSettings, readPaymentSettings, type PaymentSettings } from "@commerce/payment";
 import { readProductSettings, type ProductOptions } from "@commerce/product";
 import {
@@ -50,6 +52,11 @@ export interface EmbeddedConfig {
   readonly peerSecret: string;
   /** The admin login when it was generated here (no ADMIN_* and no MONGODB_URL). */
   readonly generatedAdmin: { readonly email: string; readonly password: string } | undefined;
+  /**
+   * Whether payments go to the sandbox gateway because nothing chose a gateway: embedded mode
+   * is the one place the sandbox is the default (ADR 0117), and it says so at start.
+   */
+  readonly sandboxByDefault: boolean;
   /** The `OTEL_*` variables: tracing of the edge and of each module under its own name. */
   readonly telemetry: TelemetrySettings;
   /** The `CORS_*` variables: which browser apps on other origins may call the edge. */
@@ -96,6 +103,11 @@ export function loadEmbeddedConfig(
     filled[ADMIN_PASSWORD.name] = generatedAdmin.password;
   }
 
+  // With neither a gateway nor PAYMENT_SANDBOX, a laptop pays at the sandbox gateway.
+  const { PAYMENT_SANDBOX } = paymentSettings;
+  const sandboxByDefault = blank(gatewaySettings.PAYMENT_GATEWAY_URL) && blank(PAYMENT_SANDBOX);
+  if (sandboxByDefault) filled[PAYMENT_SANDBOX.name] = "true";
+
   const reader = new EnvReader(filled, options);
   const payment = readPaymentSettings(reader);
   const processSettings = readProcessSettings(reader);
@@ -111,6 +123,7 @@ export function loadEmbeddedConfig(
     edgeSecret: reader.headerSecret(trustSettings.EDGE_SECRET, minSecretLength) ?? "",
     peerSecret: reader.headerSecret(trustSettings.PEER_SECRET, minSecretLength) ?? "",
     generatedAdmin,
+    sandboxByDefault,
     telemetry: readTelemetrySettings(reader),
     cors: readCorsSettings(reader),
   });

@@ -83,8 +83,15 @@ describe("npm start", function () {
 
   /** `npm start` in its own process group, as a terminal's shell starts it, once it serves. */
   async function startNpm(): Promise<StartedNpm> {
-    // Embedded mode, whatever infrastructure the suite around this one was given.
-    const infrastructure = new Set(["MONGODB_URL", "KAFKA_BROKERS", "CLICKHOUSE_URL"]);
+    // Embedded mode, whatever infrastructure (or gateway) the suite around this one was given.
+    const infrastructure = new Set([
+      "MONGODB_URL",
+      "KAFKA_BROKERS",
+      "CLICKHOUSE_URL",
+      "PAYMENT_GATEWAY_URL",
+      "PAYMENT_KEY_ID",
+      "PAYMENT_SANDBOX",
+    ]);
     const env: NodeJS.ProcessEnv = {
       ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !infrastructure.has(name))),
       DATA_DIR: dataDir,
@@ -160,6 +167,18 @@ describe("npm start", function () {
 
   it("stops the platform when npm gets SIGTERM: its shutdown runs, npm exits 0 after it, the ports close", async () => {
     const started = await startNpm();
+    await expectCleanStop(started, () => process.kill(started.pid, "SIGTERM"));
+  });
+
+  it("says at start, in what it prints and in its log, that payments go to the sandbox gateway, which takes no money", async () => {
+    const started = await startNpm();
+    const output = started.output();
+    expect(output).to.include(
+      "  Payments:       the sandbox gateway, which takes no money (no PAYMENT_GATEWAY_URL is set)\n",
+    );
+    expect(output).to.match(
+      /"gateway":"sandbox".*"msg":"payments go to the sandbox gateway, which takes no money/,
+    );
     await expectCleanStop(started, () => process.kill(started.pid, "SIGTERM"));
   });
 

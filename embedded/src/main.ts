@@ -5,7 +5,7 @@
 import { ConfigError } from "@commerce/runtime/config";
 import { createLogger } from "@commerce/runtime/logging";
 import { shutdownOnSignals } from "@commerce/runtime/server";
-import { loadEmbeddedConfig } from "./embedded-config.js";
+import { loadEmbeddedConfig, type EmbeddedConfig } from "./embedded-config.js";
 import { startPlatform } from "./embedded-platform.js";
 
 async function main(): Promise<void> {
@@ -32,10 +32,20 @@ async function main(): Promise<void> {
     admin === undefined
       ? "  Admin login:    the ADMIN_EMAIL / ADMIN_PASSWORD you configured"
       : `  Admin login:    curl -s -X POST ${platform.url}/api/auth/login -H 'content-type: application/json' -d '{"email":"${admin.email}","password":"${admin.password}"}'`,
+    `  Payments:       ${paymentsLine(config)}`,
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
   shutdownOnSignals(logger, () => platform.close());
+}
+
+/** Which gateway takes the payments: the sandbox is said to take no money, wherever it came from. */
+function paymentsLine(config: EmbeddedConfig): string {
+  const { gateway } = config.payment;
+  if (gateway.kind === "http") return `the gateway at ${gateway.baseUrl}`;
+  return config.sandboxByDefault
+    ? "the sandbox gateway, which takes no money (no PAYMENT_GATEWAY_URL is set)"
+    : "the sandbox gateway, which takes no money (PAYMENT_SANDBOX=true)";
 }
 
 main().catch((error: unknown) => {

@@ -10,6 +10,21 @@ fullnameOverride is set, so two releases can share a namespace.
 {{- printf "%s-%s" (include "cp.fullname" .root) .component -}}
 {{- end -}}
 
+{{/*
+What no default may choose for the operator: which gateway takes the payments, a real one or,
+explicitly, the sandbox (ADR 0117). Rendering stops with a message that says what to set.
+*/}}
+{{- define "cp.requiredChoices" -}}
+{{- $payment := .Values.payment -}}
+{{- if and $payment.gatewayUrl $payment.sandbox -}}
+{{- fail "payment.gatewayUrl and payment.sandbox=true exclude each other: payments go to one gateway" -}}
+{{- else if not (or $payment.gatewayUrl $payment.sandbox) -}}
+{{- fail "no payment gateway is chosen: set payment.gatewayUrl and payment.keyId (a Razorpay-compatible gateway), or payment.sandbox=true (the sandbox gateway, which takes no money: development and tests only)" -}}
+{{- else if and $payment.gatewayUrl (not $payment.keyId) -}}
+{{- fail "payment.keyId is required with payment.gatewayUrl" -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The service catalog (helm/files/services.json, generated from scripts/cluster/service-catalog.ts). */}}
 {{- define "cp.catalog" -}}
 {{- .Files.Get "files/services.json" -}}

@@ -20,7 +20,7 @@ import {
   chartDir,
   instanceLabel,
   parseManifests,
-  valueFileArgs,
+  profileArgs,
   type ChartProfile,
   type Manifest,
 } from "./chart.js";
@@ -84,7 +84,7 @@ describe("the Helm chart on a Kubernetes control plane", function () {
       release,
       chart,
       ...(verb === "install" ? ["--create-namespace"] : []),
-      ...valueFileArgs(profile),
+      ...profileArgs(profile),
       ...sets.flatMap((set) => ["--set", set]),
       "--wait",
       "--timeout",

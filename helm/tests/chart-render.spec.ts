@@ -21,6 +21,7 @@ import {
   helmTemplate,
   parseManifests,
   profileNames,
+  profileArgs,
   profileValues,
   renderChart,
   valueFileArgs,
@@ -70,7 +71,10 @@ const commonSettings = [
 ];
 /** All the public site (the `web` deployable) is given: no store, no Kafka, no secret. */
 const siteSettings = ["HOST", "PORT", "LOG_LEVEL"];
-/** Owned settings the chart leaves out while their value is empty (the sandbox gateway). */
+/**
+ * Owned settings the chart leaves out while their value is empty: the default profile of these
+ * tests chooses the sandbox (ADR 0117), so it has no gateway.
+ */
 const optionalSettings = ["PAYMENT_GATEWAY_URL", "PAYMENT_KEY_ID"];
 
 describe("the Helm chart rendered per profile", function () {
@@ -102,7 +106,7 @@ describe("the Helm chart rendered per profile", function () {
   for (const profile of profileNames) {
     describe(`profile ${profile}`, () => {
       it("passes helm lint --strict", async () => {
-        const result = await runTool(helm, ["lint", "--strict", chartDir, ...valueFileArgs(profile)]);
+        const result = await runTool(helm, ["lint", "--strict", chartDir, ...profileArgs(profile)]);
         expect(result.status, result.stdout + result.stderr).to.equal(0);
         expect(result.stdout).to.include("1 chart(s) linted, 0 chart(s) failed");
         expect(result.stdout).to.not.match(/\[(WARNING|ERROR)\]/);
@@ -133,6 +137,69 @@ describe("the Helm chart rendered per profile", function () {
       });
     });
   }
+
+  /** The env of the Payment Deployment, by name, as rendered for `profile`. */
+  const paymentEnv = (profile: ChartProfile): Record<string, string | undefined> =>
+    Object.fromEntries(
+      (containerOf(named(manifestsOf(profile), "Deployment", `${release}-payment`)).env ?? []).map(
+        (variable) => [variable.name, variable.value],
+      ),
+    );
+
+  const noGateway =
+    "no payment gateway is chosen: set payment.gatewayUrl and payment.keyId (a Razorpay-compatible gateway), or payment.sandbox=true (the sandbox gateway, which takes no money: development and tests only)";
+
+  it("refuses to render its default values, and the production profile, until a gateway or the sandbox is chosen", async () => {
+    for (const [profile, choices] of [
+      ["default", []],
+      ["production", []],
+    ] as const) {
+      const result = await runTool(helm, [
+        "template",
+        release,
+        chartDir,
+        ...valueFileArgs(profile),
+        ...choices,
+      ]);
+      expect(result.status, profile).to.not.equal(0);
+      expect(result.stderr, profile).to.include(noGateway);
+      expect(result.stdout, profile).to.equal("");
+    }
+  });
+
+  it("refuses to render a gateway with the sandbox, or a gateway without its key id", async () => {
+    const both = await helmTemplate(helm, release, "production", ["--set", "payment.sandbox=true"]);
+    expect(both.status).to.not.equal(0);
+    expect(both.stderr).to.include(
+      "payment.gatewayUrl and payment.sandbox=true exclude each other: payments go to one gateway",
+    );
+    const noKey = await runTool(helm, [
+      "template",
+      release,
+      chartDir,
+      ...valueFileArgs("production"),
+      "--set",
+      "payment.gatewayUrl=https://api.gateway.example",
+    ]);
+    expect(noKey.status).to.not.equal(0);
+    expect(noKey.stderr).to.include("payment.keyId is required with payment.gatewayUrl");
+  });
+
+  it("runs the sandbox where it is chosen (the dev profile sets it) and the operator's gateway otherwise", () => {
+    expect(paymentEnv("dev")).to.include({ PAYMENT_SANDBOX: "true" });
+    expect(paymentEnv("dev")).to.not.have.any.keys("PAYMENT_GATEWAY_URL", "PAYMENT_KEY_ID");
+    expect(paymentEnv("default")).to.include({ PAYMENT_SANDBOX: "true" });
+    expect(paymentEnv("production")).to.include({
+      PAYMENT_GATEWAY_URL: "https://api.gateway.example",
+      PAYMENT_KEY_ID: "rzp_live_Hq4Jd8Tn2wLp0Z",
+    });
+    expect(paymentEnv("production")).to.not.have.any.keys("PAYMENT_SANDBOX");
+    // Only the Payment pods may reach the gateway, and only when there is one.
+    const gatewayEgress = (profile: ChartProfile) =>
+      analysePolicies(manifestsOf(profile)).flows.filter((flow) => flow.endsWith("anywhere:443/TCP"));
+    expect(gatewayEgress("production")).to.deep.equal(["egress payment -> anywhere:443/TCP"]);
+    expect(gatewayEgress("dev")).to.deep.equal([]);
+  });
 
   it("finds a pod that may run as root, lacks limits or mounts a token (the check can fail)", () => {
     const deployment = named(manifestsOf("default"), "Deployment", `${release}-order`);

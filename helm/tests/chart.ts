@@ -38,18 +38,46 @@ export interface Manifest {
   readonly automountServiceAccountToken?: boolean;
 }
 
+type Values = Record<string, unknown>;
+
+/**
+ * What an operator must add to a profile before the chart renders (ADR 0117): the payment
+ * gateway, which only the dev profile chooses itself. The tests render
+ * each profile with these, as an operator would, and check that it refuses without them.
+ */
+export const operatorChoices: Readonly<Record<ChartProfile, Values>> = {
+  default: { payment: { sandbox: true } },
+  dev: {},
+  production: { payment: { gatewayUrl: "https://api.gateway.example", keyId: "rzp_live_Hq4Jd8Tn2wLp0Z" } },
+};
+
+/** `--set-json path=value` for each leaf of `values`. */
+function setJsonArgs(values: Values, prefix = ""): string[] {
+  return Object.entries(values).flatMap(([key, value]) =>
+    isObject(value)
+      ? setJsonArgs(value, `${prefix}${key}.`)
+      : ["--set-json", `${prefix}${key}=${JSON.stringify(value)}`],
+  );
+}
+
+/** A profile's value files, without the operator's choices (the chart refuses these alone but for dev). */
 export function valueFileArgs(profile: ChartProfile): string[] {
   return chartProfiles[profile].flatMap((file) => ["--values", join(chartDir, file)]);
 }
 
-/** `helm template <release> helm/` with a profile's value files and any extra arguments. */
+/** A profile's value files and the operator's choices: what an install of that profile passes. */
+export function profileArgs(profile: ChartProfile): string[] {
+  return [...valueFileArgs(profile), ...setJsonArgs(operatorChoices[profile])];
+}
+
+/** `helm template <release> helm/` with a profile (and the operator's choices) and any extra arguments. */
 export function helmTemplate(
   helm: string,
   release: string,
   profile: ChartProfile,
   extra: readonly string[] = [],
 ): Promise<ToolRun> {
-  return runTool(helm, ["template", release, chartDir, ...valueFileArgs(profile), ...extra]);
+  return runTool(helm, ["template", release, chartDir, ...profileArgs(profile), ...extra]);
 }
 
 export function parseManifests(text: string): Manifest[] {
@@ -70,8 +98,6 @@ export async function renderChart(
   return parseManifests(result.stdout);
 }
 
-type Values = Record<string, unknown>;
-
 function isObject(value: unknown): value is Values {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -86,13 +112,13 @@ function mergeValues(base: Values, over: Values): Values {
   return merged;
 }
 
-/** The values a profile renders with (values.yaml overlaid with the profile's files). */
+/** The values a profile renders with (values.yaml overlaid with the profile's files and the operator's choices). */
 export async function profileValues(profile: ChartProfile): Promise<Values> {
   let values = parse(await readFile(join(chartDir, "values.yaml"), "utf8")) as Values;
   for (const file of chartProfiles[profile]) {
     values = mergeValues(values, parse(await readFile(join(chartDir, file), "utf8")) as Values);
   }
-  return values;
+  return mergeValues(values, operatorChoices[profile]);
 }
 
 export function byKind(manifests: readonly Manifest[], kind: string): Manifest[] {

@@ -151,6 +151,7 @@ export interface FlowValues {
   readonly kafka: DependencyValues;
   readonly clickhouse: DependencyValues;
   readonly otel: DependencyValues & { readonly endpoint: string };
+  readonly payment: DependencyValues & { readonly gatewayUrl: string };
   readonly dns: {
     readonly namespaceSelector: Readonly<Record<string, string>>;
     readonly podSelector: Readonly<Record<string, string>>;
@@ -205,6 +206,10 @@ export function expectedFlows(services: readonly DeployableService[], values: Fl
     for (const dependency of dependencies) {
       if (inCluster) both(service.name, dependency, inClusterPorts[dependency]);
       else external(service.name, values[dependency]);
+    }
+    // The Payment service calls its gateway, when it has one.
+    if (service.owns.includes("PAYMENT_GATEWAY_URL") && values.payment.gatewayUrl !== "") {
+      external(service.name, values.payment);
     }
     if (values.otel.endpoint !== "") external(service.name, values.otel);
   }

@@ -1,9 +1,10 @@
 /**
  * skaffold.yaml: valid against the JSON schema skaffold v2.16.1 ships for its apiVersion, one
  * artifact per deployable service (the Dockerfile target of its name) mapped into the chart's
- * image values, and accepted by the skaffold binary itself: `diagnose --yaml-only` and an
- * offline `render` of every profile, whose manifests pass kubeconform -strict and carry the
- * built images.
+ * image values, and accepted by the skaffold binary itself: `diagnose --yaml-only` of every
+ * profile, and an offline `render` of the dev profile, whose manifests pass kubeconform -strict
+ * and carry the built images; the other two choose no payment gateway, so the chart refuses to
+ * render them until an operator does (ADR 0117).
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -120,12 +121,13 @@ describe("skaffold.yaml", function () {
       expect(result.stdout).to.include("apiVersion: skaffold/v4beta13");
     });
 
-    it(`renders offline through the chart (${title}): kubeconform -strict passes, every service runs its built image`, async () => {
-      const builds = deployableServices.map(({ name }) => ({
-        imageName: imageOf(name),
-        tag: `registry.test/${imageOf(name)}:built-${name}`,
-      }));
-      const buildFile = join(scratch, "builds.json");
+    const builds = deployableServices.map(({ name }) => ({
+      imageName: imageOf(name),
+      tag: `registry.test/${imageOf(name)}:built-${name}`,
+    }));
+    /** `skaffold render` of the profile, offline, with these images as built. */
+    const render = async (): Promise<ToolRun & { rendered: string }> => {
+      const buildFile = join(scratch, `builds-${title}.json`);
       await writeFile(buildFile, JSON.stringify({ builds }));
       const output = join(scratch, `rendered-${title}.yaml`);
       const result = await runSkaffold([
@@ -136,8 +138,24 @@ describe("skaffold.yaml", function () {
         `--build-artifacts=${buildFile}`,
         ...profileArgs,
       ]);
-      expect(result.status, result.stderr).to.equal(0);
-      const rendered = await readFile(output, "utf8");
+      return { ...result, rendered: result.status === 0 ? await readFile(output, "utf8") : "" };
+    };
+
+    if (profile !== "dev") {
+      // Neither the chart's default values nor the production profile name a payment gateway:
+      // the operator must (ADR 0117), so neither renders as it is.
+      const missing = "no payment gateway is chosen";
+      it(`refuses to render through the chart (${title}) until the operator chooses: ${missing}`, async () => {
+        const { status, stdout, stderr } = await render();
+        expect(status).to.not.equal(0);
+        expect(stdout + stderr).to.include(missing);
+      });
+      continue;
+    }
+
+    it(`renders offline through the chart (${title}): kubeconform -strict passes, every service runs its built image`, async () => {
+      const { status, stderr, rendered } = await render();
+      expect(status, stderr).to.equal(0);
       const validated = await runTool(kubeconform.binary, kubeconform.args, { input: rendered });
       expect(validated.status, validated.stdout).to.equal(0);
       expect(validated.stdout).to.match(/Valid: \d+, Invalid: 0, Errors: 0, Skipped: 0/);

@@ -296,6 +296,8 @@ export async function benchIdle(options: IdleBenchOptions): Promise<string[]> {
           CLICKHOUSE_URL: clickhouse.url,
           PAYMENT_KEY_SECRET: secrets.paymentKeySecret,
           PAYMENT_WEBHOOK_SECRET: secrets.paymentWebhookSecret,
+          // The bench pays nothing; the topology's Payment process must be told which gateway.
+          PAYMENT_SANDBOX: "true",
         },
         logLevel: "warn",
         // The one set of variables both revisions hand every service as given.

@@ -17,8 +17,8 @@
  *
  * Settings: JWT_SECRET, ADMIN_EMAIL / ADMIN_PASSWORD, EDGE_SECRET, PEER_SECRET,
  * PAYMENT_KEY_SECRET and PAYMENT_WEBHOOK_SECRET from the environment when set, else generated
- * once into .cluster/secrets; JWT_TTL, PAYMENT_CURRENCY, PAYMENT_GATEWAY_URL / PAYMENT_KEY_ID
- * and RESERVATION_TTL when set;
+ * once into .cluster/secrets; JWT_TTL, PAYMENT_CURRENCY, PAYMENT_GATEWAY_URL / PAYMENT_KEY_ID,
+ * PAYMENT_SANDBOX and RESERVATION_TTL when set (without a gateway, PAYMENT_SANDBOX=true);
  * CLUSTER_PORT (Envoy, default 10000; the services take the ports after it);
  * CLUSTER_REPLICAS (e.g. "product=2,order=2");
  * the OpenTelemetry variables (OTEL_*, but OTEL_SERVICE_NAME: each service has its own name) go
@@ -117,6 +117,14 @@ async function options(env: NodeJS.ProcessEnv): Promise<DaemonOptions> {
     if (name !== "JWT_SECRET" && !(name in settings) && value !== undefined && value !== "") {
       settings[name] = value;
     }
+  }
+  // A topology for development and tests: with no gateway given, it chooses the sandbox, which
+  // the Payment process must be told (ADR 0117), and says so.
+  if (settings["PAYMENT_GATEWAY_URL"] === undefined && settings["PAYMENT_SANDBOX"] === undefined) {
+    settings["PAYMENT_SANDBOX"] = "true";
+    progress(
+      "no PAYMENT_GATEWAY_URL: payments go to the sandbox gateway, which takes no money (PAYMENT_SANDBOX=true)",
+    );
   }
   return {
     stateDir: clusterDir,

@@ -33,6 +33,7 @@ export type OwnedSetting =
   | "PAYMENT_WEBHOOK_SECRET"
   | "PAYMENT_GATEWAY_URL"
   | "PAYMENT_KEY_ID"
+  | "PAYMENT_SANDBOX"
   | "CLICKHOUSE_URL";
 
 export interface DeployableService {
@@ -111,6 +112,7 @@ export const deployableServices: readonly DeployableService[] = [
       "PAYMENT_WEBHOOK_SECRET",
       "PAYMENT_GATEWAY_URL",
       "PAYMENT_KEY_ID",
+      "PAYMENT_SANDBOX",
     ],
     routed: true,
     kind: "service",

@@ -265,6 +265,8 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
       ADMIN_PASSWORD: randomBytes(12).toString("base64url"),
       PAYMENT_KEY_SECRET: randomBytes(32).toString("base64url"),
       PAYMENT_WEBHOOK_SECRET: randomBytes(32).toString("base64url"),
+      // No gateway here: the Payment service starts only when told to use the sandbox.
+      PAYMENT_SANDBOX: "true",
     };
 
     before(async () => {

@@ -120,4 +120,44 @@ describe("Paying at a gateway's hosted checkout from the web app (a fake gateway
     expect((order.body as { status: string }).status).to.equal("CONFIRMED");
     expectQuietAndLocal(recorded);
   });
+
+  // After the journey, whose gateway orders it counts.
+  it("has no sandbox checkout: the route answers 404 as an unknown path, and the payment stays unpaid", async () => {
+    const productId = await createdProduct({
+      name: "Teapot",
+      price: 450,
+      stock: 2,
+      brand: uniqueLabel("Brew"),
+    });
+    const customer = await registeredUser("no-sandbox");
+    const placed = await api("POST", "/api/orders", {
+      token: customer.token,
+      body: { items: [{ productId, quantity: 1 }] },
+    });
+    const orderId = (placed.body as { orderId: string }).orderId;
+    const created = await api("POST", "/api/payments/create", {
+      token: customer.token,
+      body: { orderId, amount: 450 },
+    });
+    expect(created.status, created.text).to.equal(200);
+    const { providerOrderId } = created.body as { providerOrderId: string };
+    const checkout = await api("POST", "/api/payments/sandbox/checkout", {
+      token: customer.token,
+      body: { providerOrderId, outcome: "paid" },
+    });
+    const unknown = await api("POST", "/api/payments/nothing-here", { token: customer.token, body: {} });
+    expect(checkout.status).to.equal(404);
+    expect(checkout.body).to.deep.equal({
+      status: 404,
+      code: "NOT_FOUND",
+      message: "no route for this path",
+    });
+    expect(checkout.body).to.deep.equal(unknown.body);
+    const mine = await api("GET", "/api/payments/my", { token: customer.token });
+    expect((mine.body as { orderId: string; status: string }[]).map(({ status }) => status)).to.deep.equal([
+      "CREATED",
+    ]);
+    const order = await api("GET", `/api/orders/${orderId}`, { token: customer.token });
+    expect((order.body as { status: string }).status).to.equal("CREATED");
+  });
 });

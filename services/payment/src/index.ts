@@ -4,7 +4,12 @@
  * payment id of an order). The process starts by path (main.ts).
  */
 export { buildPaymentService, type PaymentOptions } from "./payment-module.js";
-export { paymentSettings, readPaymentSettings, type PaymentSettings } from "./payment-settings.js";
+export {
+  noGatewayMessage,
+  paymentSettings,
+  readPaymentSettings,
+  type PaymentSettings,
+} from "./payment-settings.js";
 export { createSandboxGateway, type SandboxSecrets } from "./gateway/sandbox-gateway.js";
 export { paymentSignature, webhookSignature } from "./gateway/signatures.js";
 export { paymentSignatureHeader } from "./payment-handler.js";

@@ -24,7 +24,7 @@ export interface PaymentOptions {
   readonly gateway?: PaymentGateway;
 }
 
-/** The adapter the settings select: the sandbox unless PAYMENT_GATEWAY_URL is set. */
+/** The adapter the settings select: the HTTP gateway of PAYMENT_GATEWAY_URL, or the sandbox. */
 export function gatewayFor(settings: PaymentSettings): PaymentGateway {
   const { gateway } = settings;
   if (gateway.kind === "sandbox") return createSandboxGateway(settings);
@@ -71,6 +71,12 @@ export async function buildPaymentService(
       router.service(SandboxCheckoutService, createSandboxCheckoutHandler(sandboxCheckout));
     },
     start() {
+      if (isSandboxGateway(gateway)) {
+        ctx.logger.warn(
+          { gateway: "sandbox" },
+          "payments go to the sandbox gateway, which takes no money: customers pay at POST /api/payments/sandbox/checkout",
+        );
+      }
       outbox.start();
       return Promise.resolve();
     },

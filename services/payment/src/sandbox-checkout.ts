@@ -6,9 +6,11 @@
  * and published like a real one.
  *
  * Only the customer of the payment may check it out; a paid gateway order takes no further
- * payment (409), as at a real gateway. With a real gateway configured there is no sandbox: 404.
+ * payment (409), as at a real gateway. With a real gateway configured there is no sandbox: the
+ * route answers 404 with the body of a path that does not exist (ADR 0117).
  */
 import { conflict, forbidden, notFound, unavailable } from "@commerce/runtime/errors";
+import { noRouteMessage } from "@commerce/runtime/server";
 import type { Caller } from "@commerce/runtime/identity";
 import type { CheckoutOutcome, SandboxCallback, SandboxGateway } from "./gateway/sandbox-gateway.js";
 import type { PaymentStatus } from "./payment-store.js";
@@ -43,9 +45,7 @@ export function createSandboxCheckout(deps: SandboxCheckoutDeps): SandboxCheckou
   return {
     async checkout(caller, providerOrderId, outcome, signal) {
       const { sandbox } = deps;
-      if (sandbox === undefined) {
-        throw notFound("sandbox checkout is off: payments go through the configured gateway");
-      }
+      if (sandbox === undefined) throw notFound(noRouteMessage);
       const payment = await deps.payments.byGatewayOrder(providerOrderId, signal);
       if (payment === undefined) throw notFound("gateway order not found");
       if (payment.customerId !== caller.email) throw forbidden("this payment belongs to another customer");
