@@ -11,10 +11,14 @@ fullnameOverride is set, so two releases can share a namespace.
 {{- end -}}
 
 {{/*
-What no default may choose for the operator: which gateway takes the payments, a real one or,
-explicitly, the sandbox (ADR 0117). Rendering stops with a message that says what to set.
+What no default may choose for the operator (ADR 0118): the admin's email, and which gateway
+takes the payments, a real one or, explicitly, the sandbox (ADR 0117). Rendering stops with a
+message that says what to set.
 */}}
 {{- define "cp.requiredChoices" -}}
+{{- if not .Values.admin.email -}}
+{{- fail "admin.email is required: the email of the ADMIN account the chart creates (its password is secrets.admin); there is no default" -}}
+{{- end -}}
 {{- $payment := .Values.payment -}}
 {{- if and $payment.gatewayUrl $payment.sandbox -}}
 {{- fail "payment.gatewayUrl and payment.sandbox=true exclude each other: payments go to one gateway" -}}

@@ -151,7 +151,7 @@ describe("the Helm chart rendered per profile", function () {
 
   it("refuses to render its default values, and the production profile, until a gateway or the sandbox is chosen", async () => {
     for (const [profile, choices] of [
-      ["default", []],
+      ["default", ["--set", "admin.email=ops@shop.test"]],
       ["production", []],
     ] as const) {
       const result = await runTool(helm, [
@@ -167,7 +167,18 @@ describe("the Helm chart rendered per profile", function () {
     }
   });
 
-  it("refuses to render a gateway with the sandbox, or a gateway without its key id", async () => {
+  it("refuses to render without the admin's email (there is no default), and a gateway with the sandbox", async () => {
+    const withoutEmail = await runTool(helm, [
+      "template",
+      release,
+      chartDir,
+      "--set",
+      "payment.sandbox=true",
+    ]);
+    expect(withoutEmail.status).to.not.equal(0);
+    expect(withoutEmail.stderr).to.include(
+      "admin.email is required: the email of the ADMIN account the chart creates (its password is secrets.admin); there is no default",
+    );
     const both = await helmTemplate(helm, release, "production", ["--set", "payment.sandbox=true"]);
     expect(both.status).to.not.equal(0);
     expect(both.stderr).to.include(
@@ -194,6 +205,11 @@ describe("the Helm chart rendered per profile", function () {
       PAYMENT_KEY_ID: "rzp_live_Hq4Jd8Tn2wLp0Z",
     });
     expect(paymentEnv("production")).to.not.have.any.keys("PAYMENT_SANDBOX");
+    const admin = (profile: ChartProfile) =>
+      containerOf(named(manifestsOf(profile), "Deployment", `${release}-auth`)).env?.find(
+        (variable) => variable.name === "ADMIN_EMAIL",
+      )?.value;
+    expect([admin("dev"), admin("production")]).to.deep.equal(["admin@commerce.local", "admin@shop.example"]);
     // Only the Payment pods may reach the gateway, and only when there is one.
     const gatewayEgress = (profile: ChartProfile) =>
       analysePolicies(manifestsOf(profile)).flows.filter((flow) => flow.endsWith("anywhere:443/TCP"));

@@ -41,12 +41,12 @@ export interface Manifest {
 type Values = Record<string, unknown>;
 
 /**
- * What an operator must add to a profile before the chart renders (ADR 0117): the payment
- * gateway, which only the dev profile chooses itself. The tests render
- * each profile with these, as an operator would, and check that it refuses without them.
+ * What an operator must add to a profile before the chart renders (ADR 0117, ADR 0118): the
+ * admin's email and the payment gateway, which only the dev profile chooses itself. The tests
+ * render each profile with these, as an operator would, and check that it refuses without them.
  */
 export const operatorChoices: Readonly<Record<ChartProfile, Values>> = {
-  default: { payment: { sandbox: true } },
+  default: { admin: { email: "ops@shop.test" }, payment: { sandbox: true } },
   dev: {},
   production: { payment: { gatewayUrl: "https://api.gateway.example", keyId: "rzp_live_Hq4Jd8Tn2wLp0Z" } },
 };

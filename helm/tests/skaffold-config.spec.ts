@@ -142,9 +142,9 @@ describe("skaffold.yaml", function () {
     };
 
     if (profile !== "dev") {
-      // Neither the chart's default values nor the production profile name a payment gateway:
-      // the operator must (ADR 0117), so neither renders as it is.
-      const missing = "no payment gateway is chosen";
+      // The chart's default values name no admin, and neither they nor the production profile a
+      // payment gateway: the operator must (ADR 0117, ADR 0118), so neither renders as it is.
+      const missing = profile === undefined ? "admin.email is required" : "no payment gateway is chosen";
       it(`refuses to render through the chart (${title}) until the operator chooses: ${missing}`, async () => {
         const { status, stdout, stderr } = await render();
         expect(status).to.not.equal(0);
