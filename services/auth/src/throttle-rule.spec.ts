@@ -61,6 +61,14 @@ describe("a throttle rule (leaky bucket with growing waits)", () => {
     });
   });
 
+  it("keeps the latest check the latest when a concurrent login charges an earlier instant after it", () => {
+    const later = chargedAt(0, 5_000) ?? { debtUntil: 0, lastAt: 0 };
+    expect(charged(rule, later, 3_000)).to.deep.equal({
+      debtUntil: later.debtUntil + rule.forgiveMs,
+      lastAt: 5_000,
+    });
+  });
+
   it("a forgiven bucket holds nothing and lets a check through", () => {
     const full = chargedAt(0, 0, 0, 0) ?? { debtUntil: 0, lastAt: 0 };
     const empty = forgiven(full, 1_000);

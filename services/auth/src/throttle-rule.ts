@@ -68,10 +68,13 @@ export function waitMs(rule: ThrottleRule, state: ThrottleState | undefined, now
   return Math.max(0, earliest - now);
 }
 
-/** The state once a check is charged at `now` (on an empty bucket when there is none). */
+/**
+ * The state once a check is charged at `now` (on an empty bucket when there is none). A
+ * concurrent login may have charged a later instant first: the latest check stays the latest.
+ */
 export function charged(rule: ThrottleRule, state: ThrottleState | undefined, now: number): ThrottleState {
-  const from = state === undefined ? now : Math.max(state.debtUntil, now);
-  return { debtUntil: from + rule.forgiveMs, lastAt: now };
+  if (state === undefined) return { debtUntil: now + rule.forgiveMs, lastAt: now };
+  return { debtUntil: Math.max(state.debtUntil, now) + rule.forgiveMs, lastAt: Math.max(state.lastAt, now) };
 }
 
 /**
