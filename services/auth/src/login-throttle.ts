@@ -30,6 +30,7 @@ import {
   DuplicateKeyError,
   type Collection,
   type StoredDocument,
+  unchanged,
 } from "@commerce/runtime/store";
 import type { KnownAddressDocument, LoginThrottleDocument } from "./account-store.js";
 import {
@@ -196,7 +197,8 @@ export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThro
       await changeDocument(
         buckets,
         key,
-        (current) => (current.retired ? current : { ...current, ...refunded(rule, stateOf(current), given) }),
+        (current) =>
+          current.retired ? unchanged : { ...current, ...refunded(rule, stateOf(current), given) },
         signal,
       );
     } catch (error) {
@@ -259,7 +261,7 @@ export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThro
       await changeDocument(
         buckets,
         pairKey(email, group ?? unattributed),
-        (current) => (current.retired ? current : { ...current, ...forgiven(stateOf(current), now) }),
+        (current) => (current.retired ? unchanged : { ...current, ...forgiven(stateOf(current), now) }),
         signal,
       ).catch((error: unknown) => {
         if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
