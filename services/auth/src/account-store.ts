@@ -47,7 +47,7 @@ export interface LoginThrottleDocument extends VersionedDocument {
   readonly retired: boolean;
 }
 
-/** An address an account logged in from (login-throttle.ts): `<email> <address>`. */
+/** An address an account logged in from (login-throttle.ts): `<user id> <address>`. */
 export interface KnownAddressDocument extends VersionedDocument {
   readonly _id: string;
   /** The latest successful login from it, epoch milliseconds (refreshed once a day at most). */

@@ -169,12 +169,15 @@ export function createAccounts(deps: AccountsDeps): Accounts {
   ): Promise<{ account: AccountDocument; claim: LoginClaim }> {
     const work = deps.hasher.admit();
     try {
-      const outcome = await deps.throttle.claim(email, address, now, signal);
+      // Read first so that the throttle knows the account's own addresses; an unknown email
+      // is throttled alike, and answered alike below.
+      const found = await accounts.findOne({ email }, { signal });
+      const account = found?.deletedAt === undefined ? found : undefined;
+      const outcome = await deps.throttle.claim({ email, address, accountId: account?._id }, now, signal);
       if (!outcome.granted) {
         throw throttled(`too many failed logins; retry in ${outcome.waitSeconds} s`, outcome.waitSeconds);
       }
-      const account = await accounts.findOne({ email }, { signal });
-      if (account === undefined || account.deletedAt !== undefined) {
+      if (account === undefined) {
         await work.verifyDummy(password);
         throw notFound(loginFailedMessage);
       }

@@ -9,7 +9,8 @@
  *   - the account, from any address it has not logged in from lately (`account`): many
  *     addresses at one account. An address the account logged in from in the last
  *     `knownForMs` is not charged there, so an attack from elsewhere never slows the owner down
- *     where the owner usually logs in.
+ *     where the owner usually logs in. Known addresses belong to the account's id, which is
+ *     never reused: a later account with the same email knows none of them.
  * A check waits (429) when any of its buckets says so; a check that gets through is charged to
  * each, and a success takes back its charge from the two shared buckets. Unknown emails are
  * throttled exactly like accounts (their keys are the email), so the throttle tells nothing
@@ -65,9 +66,19 @@ export const defaultLoginThrottlePolicy: LoginThrottlePolicy = {
   knownForMs: 30 * 24 * 60 * minute,
 };
 
+/** A login to throttle: the email it names, the client's address, and the account if one exists. */
+export interface LoginAttempt {
+  readonly email: string;
+  /** As the edge names it; undefined when no edge did (such logins share one bucket). */
+  readonly address: string | undefined;
+  /** The account of `email`, when there is one (its known addresses are looked up). */
+  readonly accountId: number | undefined;
+}
+
 /** What a granted check was charged, to settle it once the password was compared. */
 export interface LoginClaim {
   readonly email: string;
+  readonly accountId: number | undefined;
   readonly group: string | undefined;
   readonly now: number;
   /** The charges a success takes back: the address's and, from an unknown address, the account's. */
@@ -79,11 +90,8 @@ export type ClaimOutcome =
   | { readonly granted: false; readonly waitSeconds: number };
 
 export interface LoginThrottle {
-  /**
-   * Claims one password check for `email` from `address` (undefined: no edge named one; such
-   * logins share one bucket) at `now`.
-   */
-  claim(email: string, address: string | undefined, now: Date, signal?: AbortSignal): Promise<ClaimOutcome>;
+  /** Claims one password check for `login` at `now`. */
+  claim(login: LoginAttempt, now: Date, signal?: AbortSignal): Promise<ClaimOutcome>;
   /** The password was right: empties the pair's bucket, takes back the shared charges, and remembers the address. */
   succeeded(claim: LoginClaim, signal?: AbortSignal): Promise<void>;
   /** Deletes buckets that hold nothing and addresses no longer known, at most `limit` of each per call. */
@@ -135,11 +143,16 @@ export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThro
   const pairKey = (email: string, group: string): string => `pair ${email} ${group}`;
   const addressKey = (group: string): string => `address ${group}`;
   const accountKey = (email: string): string => `account ${email}`;
-  const knownKey = (email: string, group: string): string => `${email} ${group}`;
+  const knownKey = (accountId: number, group: string): string => `${accountId} ${group}`;
 
-  async function isKnown(email: string, group: string | undefined, now: number, signal?: AbortSignal) {
-    if (group === undefined) return false;
-    const known = await knownAddresses.get(knownKey(email, group), signal);
+  async function isKnown(
+    accountId: number | undefined,
+    group: string | undefined,
+    now: number,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    if (accountId === undefined || group === undefined) return false;
+    const known = await knownAddresses.get(knownKey(accountId, group), signal);
     return known !== undefined && known.expiresAt > now;
   }
 
@@ -207,8 +220,8 @@ export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThro
     }
   }
 
-  async function remember(email: string, group: string, now: number, signal?: AbortSignal) {
-    const id = knownKey(email, group);
+  async function remember(accountId: number, group: string, now: number, signal?: AbortSignal) {
+    const id = knownKey(accountId, group);
     const fresh = { lastLoginAt: now, expiresAt: now + policy.knownForMs };
     const known = await knownAddresses.get(id, signal);
     if (known === undefined) {
@@ -224,11 +237,11 @@ export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThro
   }
 
   return {
-    async claim(email, address, at, signal) {
+    async claim({ email, address, accountId }, at, signal) {
       const now = at.getTime();
       const group = addressGroup(address);
       const bucketOf = group ?? unattributed;
-      const known = await isKnown(email, group, now, signal);
+      const known = await isKnown(accountId, group, now, signal);
       const rules: { key: string; rule: ThrottleRule }[] = [
         { key: pairKey(email, bucketOf), rule: policy.pair },
         { key: addressKey(bucketOf), rule: policy.address },
@@ -253,11 +266,11 @@ export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThro
         }
         made.push({ key, rule, charge: outcome.charge });
       }
-      return { granted: true, claim: { email, group, now, shared: made.slice(1) } };
+      return { granted: true, claim: { email, accountId, group, now, shared: made.slice(1) } };
     },
 
     async succeeded(claim, signal) {
-      const { email, group, now } = claim;
+      const { email, accountId, group, now } = claim;
       await changeDocument(
         buckets,
         pairKey(email, group ?? unattributed),
@@ -267,7 +280,7 @@ export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThro
         if (!(error instanceof DomainError && error.kind === "conflict")) throw error;
       });
       for (const { key, rule, charge: given } of claim.shared) await refund(key, rule, given, signal);
-      if (group !== undefined) await remember(email, group, now, signal);
+      if (accountId !== undefined && group !== undefined) await remember(accountId, group, now, signal);
     },
 
     async sweep(at, limit = 500) {
