@@ -1,12 +1,12 @@
 /**
  * One product made straight at the Product service's port, as the edge would ask for it on an
- * admin's behalf (the edge credential and the caller's headers): the product the Envoy benches
- * read.
+ * admin's behalf (its credential for the Product service, derived from the edge secret, and the
+ * caller's headers): the product the Envoy benches read.
  */
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { edgeCredentialHeader } from "@commerce/runtime/identity";
+import { edgeCredential, edgeCredentialHeader } from "@commerce/runtime/identity";
 
 /** Makes a product named `name` (100 in stock) at `productUrl`; resolves its id. */
 export async function createProductAtService(
@@ -19,7 +19,7 @@ export async function createProductAtService(
     { products: [{ name, price: 499.99, stock: 100, brand: "Bench", categoryId: "books" }] },
     {
       headers: {
-        [edgeCredentialHeader]: edgeSecret,
+        [edgeCredentialHeader]: edgeCredential(edgeSecret, "product"),
         "x-user-email": "bench@bench.test",
         "x-user-role": "ADMIN",
         "x-user-id": "1",

@@ -23,6 +23,14 @@ export const userIdHeader = "x-user-id";
 /** The caller of the current request, set by the identity interceptor; undefined when anonymous. */
 export const callerKey = createContextKey<Caller | undefined>(undefined, { description: "caller identity" });
 
+/**
+ * The peer service that made the current internal call (`order`, say), as its credential names
+ * it (request-trust.ts); undefined on any other call. Set by the access interceptor.
+ */
+export const callingPeerKey = createContextKey<string | undefined>(undefined, {
+  description: "calling peer",
+});
+
 export function callerFromHeaders(headers: Headers): Caller | undefined {
   const email = headers.get(userEmailHeader);
   const role = headers.get(userRoleHeader);

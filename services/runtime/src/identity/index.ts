@@ -1,7 +1,10 @@
 /**
- * `@commerce/runtime/identity`: the caller, who may assert it to a service, and revoked accounts.
+ * `@commerce/runtime/identity`: the caller, who may assert it to a service, the credential of
+ * each hop, and revoked accounts.
  */
 export * from "./caller.js";
+export * from "./derived-service-credentials.js";
+export * from "./hop-credentials.js";
 export * from "./request-trust.js";
 export * from "./revoked-accounts.js";
 export * from "./trust-settings.js";
