@@ -165,7 +165,7 @@ describe("Service ports: gRPC server reflection, for clients without our .proto 
     };
     const { ids } = await serviceClient("product", ProductService).bulkCreateProducts(
       { products: [product] },
-      { headers: forgedIdentity(admin, asEdge()) },
+      { headers: forgedIdentity(admin, asEdge("product")) },
     );
     expect(ids).to.have.length(1);
     return ids[0]!;
@@ -194,10 +194,11 @@ describe("Service ports: gRPC server reflection, for clients without our .proto 
       stderr: "ERROR:\n  Code: Unauthenticated\n  Message: a peer service credential is required\n",
     };
     expect(await call([]), "no credential").to.deep.equal(refusal);
-    expect(await call([`${edgeCredentialHeader}: ${asEdge().edge}`]), "the edge credential").to.deep.equal(
-      refusal,
-    );
-    const answered = await call([`${peerCredentialHeader}: ${asPeer().peer}`]);
+    expect(
+      await call([`${edgeCredentialHeader}: ${asEdge("product").edge}`]),
+      "the edge credential",
+    ).to.deep.equal(refusal);
+    const answered = await call([`${peerCredentialHeader}: ${asPeer("order", "product").peer}`]);
     expect(answered.code, answered.stderr).to.equal(0);
     expect(JSON.parse(answered.stdout)).to.deep.equal(pricedProduct(productId));
   });
@@ -224,7 +225,7 @@ describe("Service ports: gRPC server reflection, for clients without our .proto 
       code: "unauthenticated",
       message: "a peer service credential is required",
     });
-    const answered = await call([`${peerCredentialHeader}: ${asPeer().peer}`]);
+    const answered = await call([`${peerCredentialHeader}: ${asPeer("order", "product").peer}`]);
     expect(answered.code, answered.stderr).to.equal(0);
     expect(JSON.parse(answered.stdout)).to.deep.equal(pricedProduct(productId));
   });
