@@ -2,7 +2,7 @@
  * The services' own ports seen from outside clients that have none of our .proto files:
  * grpcurl (built from its Go module, scripts/testing/grpcurl.ts) and `buf curl`. Both learn
  * the schema from the port's gRPC server reflection, without a credential; calling a method
- * still takes the credential its access rule demands (ADR 0012, ADR 0011).
+ * still takes the credential its access rule demands (ADR 0012, ADR 0105).
  * grpcurl asks reflection v1; `buf curl` is made to ask v1alpha.
  * Runs against any deployment: see support/service-ports.ts for the environment it reads.
  */

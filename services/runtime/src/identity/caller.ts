@@ -1,5 +1,5 @@
 /**
- * The caller's identity as the edge asserts it (ADR 0010, ADR 0011): `x-user-email`,
+ * The caller's identity as the edge asserts it (ADR 0010, ADR 0105): `x-user-email`,
  * `x-user-role` and `x-user-id` (the token's `uid` claim), set by the edge after it verified the
  * JWT and removed any client-sent copies. Services trust these three headers and nothing else
  * (ADR 0034 says why the third).

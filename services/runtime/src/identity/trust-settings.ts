@@ -49,7 +49,8 @@ export const trustSettings = declareSettings({
   },
   PEER_CALLERS_SHA256: {
     whenUnset: "required",
-    meaning: "Its callers and the hex SHA-256 of each one's credential here: `<caller>=<hex>,…`, each caller once",
+    meaning:
+      "Its callers and the hex SHA-256 of each one's credential here: `<caller>=<hex>,…`, each caller once",
     readBy: peerDestinations,
   },
 });
