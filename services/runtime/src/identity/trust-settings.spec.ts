@@ -1,7 +1,8 @@
 import { expect } from "chai";
-import { ConfigError, EnvReader } from "../config/env-reader.js";
+import { EnvReader } from "../config/env-reader.js";
 import { serviceProcesses, type ServiceProcessName } from "../config/setting.js";
 import { peerCalls } from "../server/peer-addresses.js";
+import { configProblems } from "../testing/config-problems.js";
 import { deriveServiceCredentials, serviceTrustEnvironment } from "./derived-service-credentials.js";
 import { credentialSha256, edgeCredential, peerCredential } from "./hop-credentials.js";
 import { readServiceCredentials } from "./trust-settings.js";
@@ -14,13 +15,7 @@ function read(service: ServiceProcessName, env: Record<string, string | undefine
 }
 
 function problems(service: ServiceProcessName, env: Record<string, string | undefined>): readonly string[] {
-  try {
-    read(service, env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error("expected a configuration error");
+  return configProblems(() => read(service, env));
 }
 
 describe("hop credentials", () => {
