@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
-import { peerCredentialHeader } from "@commerce/runtime/identity";
+import { peerCredential, peerCredentialHeader } from "@commerce/runtime/identity";
 import { createLogger } from "@commerce/runtime/logging";
 import { loadEmbeddedConfig } from "./embedded-config.js";
 import { startPlatform, type RunningPlatform } from "./embedded-platform.js";
@@ -31,11 +31,13 @@ function grpcClient(file: string, serviceName: string, url: string): grpc.Client
 }
 
 const peerSecret = randomBytes(32).toString("base64url");
+/** What Auth presents to User, the one caller of the Directory service. */
+const authToUser = peerCredential(peerSecret, "auth", "user");
 
-/** The peer credential as gRPC metadata: what another service sends. */
+/** Auth's peer credential for User as gRPC metadata: what that peer sends. */
 function asPeer(): grpc.Metadata {
   const metadata = new grpc.Metadata();
-  metadata.set(peerCredentialHeader, peerSecret);
+  metadata.set(peerCredentialHeader, authToUser);
   return metadata;
 }
 
@@ -152,7 +154,7 @@ describe("startPlatform (embedded)", () => {
       role: "CUSTOMER",
       createdAt: "2026-01-02T03:04:05",
     };
-    const headers = { [peerCredentialHeader]: peerSecret };
+    const headers = { [peerCredentialHeader]: authToUser };
     const overConnect = createClient(
       DirectoryService,
       createConnectTransport({ baseUrl: platform.grpcUrl, httpVersion: "1.1" }),

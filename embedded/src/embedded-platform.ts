@@ -5,9 +5,11 @@
  * real infrastructure; without them it needs nothing but a data directory.
  *
  * The edge and the services call each other through the host's in-process transport (no
- * encoding, no socket), presenting the same credentials as on the network (the edge's and the
- * peers'), so the services' access checks are the same in every mode. The services also listen
- * on GRPC_PORT for internal clients and probes.
+ * encoding, no socket), presenting the same credentials as on the network: the edge its
+ * credential for the service called, each module its credential for the peer it calls, each
+ * derived from the deployment's two secrets (ADR 0105). Each service checks them as its own
+ * process would, against its own digests, so the access checks are the same in every mode. The
+ * services also listen on GRPC_PORT for internal clients and probes.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import { join } from "node:path";
@@ -25,10 +27,13 @@ import { openAnalyticsStore, type AnalyticsStore } from "@commerce/runtime/analy
 import { openPlatformBus } from "@commerce/runtime/events";
 import {
   createRequestTrust,
-  peerCredentialHeader,
-  sha256,
   createRevocationFeed,
+  deriveServiceCredentials,
+  edgeCredential,
+  peerCredentialHeader,
+  type ServiceCredentials,
 } from "@commerce/runtime/identity";
+import type { ServiceProcessName } from "@commerce/runtime/config";
 import type { Logger } from "@commerce/runtime/logging";
 import {
   createDualProtocolServer,
@@ -50,7 +55,7 @@ import {
   startTelemetry,
   type Telemetry,
 } from "@commerce/runtime/telemetry";
-import { withCredential, createLazyTransport } from "@commerce/runtime/transport";
+import { withCredential, createLazyTransport, createRoutingTransport } from "@commerce/runtime/transport";
 import type { EmbeddedConfig } from "./embedded-config.js";
 
 /** The gateway's base URL; none for the sandbox, which is paid on our own pages. */
@@ -106,15 +111,33 @@ export async function startPlatform({
   // Services reach each other through the host's in-memory transport, which exists only once
   // every service is built: they get a lazy one, resolved on the first call.
   const hostTransport = createLazyTransport(() => host.transport);
-  const peerTransport = withCredential(hostTransport, peerCredentialHeader, config.peerSecret);
-  const contextFor = async (name: string): Promise<ServiceContext> => ({
-    logger: logger.child({ service: name }),
-    store: withStoreSpans(await stores.open(`commerce_${name}`), telemetry.forService(name)),
-    bus,
-    transport: withClientSpans(peerTransport, telemetry.forService(name), "connect_rpc"),
-    clock,
-    telemetry: telemetry.forService(name),
-  });
+  const secrets = { edgeSecret: config.edgeSecret, peerSecret: config.peerSecret };
+  const credentialsOf = new Map<string, ServiceCredentials>();
+  const contextFor = async (name: ServiceProcessName): Promise<ServiceContext> => {
+    const credentials = deriveServiceCredentials(name, secrets);
+    credentialsOf.set(name, credentials);
+    // Each peer's services, reached with this module's credential for that peer: known once
+    // every module is built, as the host's transport is.
+    const peers = createLazyTransport(() =>
+      createRoutingTransport(
+        new Map(
+          [...credentials.peerCredentials].flatMap(([callee, credential]) => {
+            const transport = withCredential(hostTransport, peerCredentialHeader, credential);
+            const services = modules.find((module) => module.name === callee)?.services ?? [];
+            return services.map((service) => [service.typeName, transport] as const);
+          }),
+        ),
+      ),
+    );
+    return {
+      logger: logger.child({ service: name }),
+      store: withStoreSpans(await stores.open(`commerce_${name}`), telemetry.forService(name)),
+      bus,
+      transport: withClientSpans(peers, telemetry.forService(name), "connect_rpc"),
+      clock,
+      telemetry: telemetry.forService(name),
+    };
+  };
   const modules: ServiceModule[] = [
     await buildAuthService(await contextFor("auth"), config.auth),
     await buildUserService(await contextFor("user")),
@@ -139,10 +162,15 @@ export async function startPlatform({
     routes: modules,
     logger,
     maxBodyBytes: config.process.maxBodyBytes,
-    trust: createRequestTrust({
-      edgeSecretSha256: sha256(config.edgeSecret),
-      peerSecretSha256: sha256(config.peerSecret),
-    }),
+    // Each service checks what its own process would: its module's digests.
+    trust: createRequestTrust(
+      new Map(
+        modules.flatMap((module) => {
+          const anchors = credentialsOf.get(module.name);
+          return anchors === undefined ? [] : module.services.map((s) => [s.typeName, anchors] as const);
+        }),
+      ),
+    ),
     revoked,
     isReady: () => ready && modules.every((module) => module.isHealthy?.() ?? true),
     telemetry: serverTelemetryByService(modules, telemetry),
@@ -153,11 +181,12 @@ export async function startPlatform({
   for (const module of modules) await module.start();
 
   const services: DescService[] = modules.flatMap((m) => m.services);
+  const ownerOf = new Map(modules.flatMap((module) => module.services.map((s) => [s, module.name] as const)));
   const edge = createEdge({
     services,
     transportFor: () => hostTransport,
     verifyToken: createTokenVerifier(config.auth.jwtKey),
-    edgeSecret: config.edgeSecret,
+    edgeCredentialFor: (service) => edgeCredential(config.edgeSecret, ownerOf.get(service) ?? ""),
     maxBodyBytes: config.process.maxBodyBytes,
     logger: logger.child({ service: "edge" }),
     isReady: () => ready,

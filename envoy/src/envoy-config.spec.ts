@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { internalServices, publicServices, Access, methodContract } from "@commerce/runtime/contract";
+import { edgeCredential } from "@commerce/runtime/identity";
 import { createRouteTable } from "@commerce/edge/rest-mapping";
 import { readPublicSiteFiles } from "@commerce/edge";
 import {
@@ -17,6 +18,7 @@ import {
   defaultDeployments,
   defaultEnvoyOptions,
   EnvoyOptionsError,
+  routedServices,
   siteDeployment,
   type EnvoyOptions,
 } from "./envoy-options.js";
@@ -287,7 +289,6 @@ describe("renderEnvoyConfig", () => {
         "envoy.filters.http.buffer": off,
         "commerce.rest": off,
         "envoy.filters.http.grpc_json_transcoder": off,
-        "envoy.filters.http.credential_injector": off,
       });
     }
     // The route Envoy takes for a path: the first that matches (a regex matches the whole path).
@@ -382,7 +383,6 @@ describe("renderEnvoyConfig", () => {
       "envoy.filters.http.buffer",
       "commerce.rest",
       "envoy.filters.http.grpc_json_transcoder",
-      "envoy.filters.http.credential_injector",
       "envoy.filters.http.router",
     ]);
     expect(filters[0]?.typed_config["mutations"]).to.deep.equal({
@@ -417,19 +417,85 @@ describe("renderEnvoyConfig", () => {
   it("names secret files and holds no secret", async () => {
     const dir = await mkdtemp(join(tmpdir(), "envoy-secrets-"));
     try {
-      const secrets = { jwtSecret: "j".repeat(64), edgeSecret: "edge-credential-value" };
-      const files = await writeEnvoySecrets(dir, secrets);
+      const secrets = { jwtSecret: "j".repeat(64), edgeSecret: "edge-secret-value" };
+      const files = await writeEnvoySecrets(dir, secrets, routedServices);
       const yaml = renderEnvoyYaml(contract, { ...defaultEnvoyOptions, ...files });
-      expect(yaml).to.include(files.jwksPath).and.include(files.edgeCredentialPath);
+      expect(yaml).to.include(files.jwksPath).and.include(files.edgeCredentialsDir);
       expect(yaml).not.to.include(secrets.edgeSecret);
       expect(yaml).not.to.include(Buffer.from(secrets.jwtSecret).toString("base64url"));
       expect(JSON.parse(await readFile(files.jwksPath, "utf8"))).to.deep.equal({
         keys: [{ kty: "oct", alg: "HS512", k: Buffer.from(secrets.jwtSecret).toString("base64url") }],
       });
-      expect(await readFile(files.edgeCredentialPath, "utf8")).to.equal(secrets.edgeSecret);
+      // One credential per routed service, each derived for it alone; never the edge secret.
+      expect((await readdir(files.edgeCredentialsDir)).sort()).to.deep.equal([...routedServices].sort());
+      for (const service of routedServices) {
+        const credential = await readFile(join(files.edgeCredentialsDir, service), "utf8");
+        expect(credential, service).to.equal(edgeCredential(secrets.edgeSecret, service));
+        expect(yaml).not.to.include(credential);
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("sends each service the edge's credential for it alone, from its cluster, and the public site none", () => {
+    interface Cluster {
+      readonly name: string;
+      readonly typed_extension_protocol_options?: Record<
+        string,
+        { readonly http_filters?: readonly JsonObject[] }
+      >;
+    }
+    const config = renderEnvoyConfig(contract, defaultEnvoyOptions) as unknown as {
+      static_resources: { secrets: JsonObject[]; clusters: Cluster[] };
+    };
+    const filtersOf = (cluster: Cluster) =>
+      cluster.typed_extension_protocol_options?.["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
+        ?.http_filters;
+    const { secrets, clusters } = config.static_resources;
+    expect(secrets).to.deep.equal(
+      routedServices.map((service) => ({
+        name: `edge-credential-${service}`,
+        generic_secret: { secret: { filename: `/etc/envoy/secrets/edge-credentials/${service}` } },
+      })),
+    );
+    for (const service of routedServices) {
+      const cluster = clusters.find((c) => c.name === service);
+      expect(filtersOf(cluster ?? { name: service }), service).to.deep.equal([
+        {
+          name: "envoy.filters.http.credential_injector",
+          typed_config: {
+            "@type":
+              "type.googleapis.com/envoy.extensions.filters.http.credential_injector.v3.CredentialInjector",
+            overwrite: true,
+            credential: {
+              name: "envoy.http.injected_credentials.generic",
+              typed_config: {
+                "@type": "type.googleapis.com/envoy.extensions.http.injected_credentials.generic.v3.Generic",
+                credential: { name: `edge-credential-${service}` },
+                header: "x-commerce-edge-auth",
+              },
+            },
+          },
+        },
+        {
+          name: "envoy.filters.http.upstream_codec",
+          typed_config: {
+            "@type": "type.googleapis.com/envoy.extensions.filters.http.upstream_codec.v3.UpstreamCodec",
+          },
+        },
+      ]);
+    }
+    const site = clusters.find((c) => c.name === siteDeployment);
+    expect(site, "the site's cluster").to.not.equal(undefined);
+    expect(filtersOf(site ?? { name: siteDeployment })).to.equal(undefined);
+    // Only the services given get a credential.
+    const some = renderEnvoyConfig(contract, withUpstreams(["order", siteDeployment])) as unknown as {
+      static_resources: { secrets: { name: string }[] };
+    };
+    expect(some.static_resources.secrets.map((secret) => secret.name)).to.deep.equal([
+      "edge-credential-order",
+    ]);
   });
 
   it("refuses an admin interface off loopback and a service the contract does not have", () => {

@@ -15,8 +15,9 @@
  *                        it sees JSON in both directions. A request with nothing to check runs
  *                        only its response side (rest-routes.ts);
  *   7. grpc_json_transcoder   REST ⇄ gRPC;
- *   8. credential_injector    `x-commerce-edge-auth` on every upstream request, from a file;
- *   9. router.
+ *   8. router.
+ * Each routed service's cluster adds the edge's credential for that service alone
+ * (`x-commerce-edge-auth`, from a file) in an upstream filter of its own (upstream-clusters.ts).
  * With a collector configured, the connection manager traces every request (tracing.ts).
  * Routes: the edge's probes, the public site's paths to the `web` deployable when it is given
  * (site-routes.ts, where the filters of the API step aside), then the API (rest-routes.ts).
@@ -44,18 +45,14 @@ import {
 } from "./rest-routes.js";
 import { appPageRoutes, siteRoutes } from "./site-routes.js";
 import { collectorClusterConfig, tracingConfig, tracingRuntime } from "./tracing.js";
+import { typed } from "./typed-config.js";
 import { upstreamCluster } from "./upstream-clusters.js";
 
-/** The name of the generic secret that holds the edge credential (read from a file). */
-const edgeCredentialSecret = "edge-credential";
+/** The generic secret that holds the edge's credential for `service` (read from a file). */
+const edgeCredentialSecret = (service: string): string => `edge-credential-${service}`;
 const jwtProvider = "commerce";
 /** Where jwt_authn leaves the verified claims; rest-filter.lua reads them under this key. */
 const jwtPayloadKey = "jwt_payload";
-
-const typed = (type: string, config: JsonObject): JsonObject => ({
-  "@type": `type.googleapis.com/${type}`,
-  ...config,
-});
 
 function socketAddress(address: HostPort): JsonObject {
   return { socket_address: { address: address.host, port_value: address.port } };
@@ -166,19 +163,6 @@ function httpFilters(
       }),
     },
     {
-      name: "envoy.filters.http.credential_injector",
-      typed_config: typed("envoy.extensions.filters.http.credential_injector.v3.CredentialInjector", {
-        overwrite: true,
-        credential: {
-          name: "envoy.http.injected_credentials.generic",
-          typed_config: typed("envoy.extensions.http.injected_credentials.generic.v3.Generic", {
-            credential: { name: edgeCredentialSecret },
-            header: "x-commerce-edge-auth",
-          }),
-        },
-      }),
-    },
-    {
       name: "envoy.filters.http.router",
       typed_config: typed("envoy.extensions.filters.http.router.v3.Router", { suppress_envoy_headers: true }),
     },
@@ -190,17 +174,25 @@ export function renderEnvoyConfig(contract: Contract, options: EnvoyOptions): Js
   validateEnvoyOptions(options, [...contract.deployments.keys(), siteDeployment]);
   const deployed = [...options.upstreams.keys()].flatMap((name) => contract.deployments.get(name) ?? []);
   const routeTable = createRouteTable(deployed);
+  // Every upstream but the public site is a service, which gets the edge's credential for it.
+  const services = [...options.upstreams.keys()].filter((name) => name !== siteDeployment);
   const clusters = [...options.upstreams.entries()].map(([name, endpoints]) =>
-    upstreamCluster(name, endpoints, contract.deployments.get(name) ?? []),
+    upstreamCluster(
+      name,
+      endpoints,
+      contract.deployments.get(name) ?? [],
+      services.includes(name) ? edgeCredentialSecret(name) : undefined,
+    ),
   );
   if (options.otlp !== undefined) clusters.push(collectorClusterConfig(options.otlp));
   return {
     admin: { address: socketAddress(options.admin) },
     ...(options.otlp === undefined ? {} : { layered_runtime: tracingRuntime() }),
     static_resources: {
-      secrets: [
-        { name: edgeCredentialSecret, generic_secret: { secret: { filename: options.edgeCredentialPath } } },
-      ],
+      secrets: services.map((name) => ({
+        name: edgeCredentialSecret(name),
+        generic_secret: { secret: { filename: `${options.edgeCredentialsDir}/${name}` } },
+      })),
       listeners: [
         {
           name: "rest",

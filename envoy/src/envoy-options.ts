@@ -31,8 +31,11 @@ export interface EnvoyOptions {
   readonly descriptorPath: string;
   /** JWKS with the HS512 key that signs access tokens (see envoy-secrets.ts). */
   readonly jwksPath: string;
-  /** Raw text of the edge credential sent upstream in `x-commerce-edge-auth`. */
-  readonly edgeCredentialPath: string;
+  /**
+   * A folder with one file per routed service, named after it (`order`): the raw text of the
+   * edge's credential for that service, sent to it alone in `x-commerce-edge-auth` (ADR 0105).
+   */
+  readonly edgeCredentialsDir: string;
   /** Where Envoy's tracer sends its spans (tracing.ts); no tracing when unset. */
   readonly otlp?: OtlpExport | undefined;
   /** Browser apps on other origins allowed to call the API (cors.ts); none when unset. */
@@ -52,6 +55,9 @@ export const defaultDeployments: readonly string[] = deployableServices
   .filter((service) => service.routed || service.kind === "site")
   .map((service) => service.name);
 
+/** The routed services: every deployment the edge routes to but the site, each with a credential. */
+export const routedServices: readonly string[] = defaultDeployments.filter((name) => name !== siteDeployment);
+
 /** The port every service's gRPC server listens on in a cluster (`GRPC_PORT`'s default). */
 const servicePort = 9090;
 
@@ -61,7 +67,7 @@ export const defaultEnvoyOptions: EnvoyOptions = {
   upstreams: new Map(defaultDeployments.map((name) => [name, [{ host: name, port: servicePort }]])),
   descriptorPath: "/etc/envoy/contract.binpb",
   jwksPath: "/etc/envoy/secrets/jwks.json",
-  edgeCredentialPath: "/etc/envoy/secrets/edge-credential",
+  edgeCredentialsDir: "/etc/envoy/secrets/edge-credentials",
 };
 
 export class EnvoyOptionsError extends Error {
@@ -98,7 +104,7 @@ export function validateEnvoyOptions(
   for (const [what, path] of [
     ["descriptor path", options.descriptorPath],
     ["JWKS path", options.jwksPath],
-    ["edge credential path", options.edgeCredentialPath],
+    ["edge credentials folder", options.edgeCredentialsDir],
   ] as const) {
     if (!path.startsWith("/")) problems.push(`the ${what} must be absolute, got "${path}"`);
   }

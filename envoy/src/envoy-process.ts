@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { buildDescriptorSet, loadContract } from "../../scripts/codegen/contract-descriptors.js";
 import { renderEnvoyYaml } from "./envoy-config.js";
 import type { EnvoyCors } from "./cors.js";
-import type { HostPort } from "./envoy-options.js";
+import { siteDeployment, type HostPort } from "./envoy-options.js";
 import { writeEnvoySecrets, type EnvoySecrets } from "./envoy-secrets.js";
 import type { OtlpExport } from "./tracing.js";
 import { ensureEnvoy } from "../../scripts/infra/envoy.js";
@@ -81,7 +81,11 @@ export async function startEnvoyProcess(options: EnvoyProcessOptions): Promise<E
   const contract = loadContract(await buildDescriptorSet(repoRoot));
   const descriptorPath = join(dir, "contract.binpb");
   await writeFile(descriptorPath, contract.descriptorSet);
-  const secretFiles = await writeEnvoySecrets(join(dir, "secrets"), options.secrets);
+  const secretFiles = await writeEnvoySecrets(
+    join(dir, "secrets"),
+    options.secrets,
+    [...options.upstreams.keys()].filter((name) => name !== siteDeployment),
+  );
   const configPath = join(dir, "envoy.yaml");
   await writeFile(
     configPath,

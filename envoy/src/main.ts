@@ -8,7 +8,8 @@
  *                               services deployed today at NAME:9090 (Kubernetes short names)
  *   --descriptor PATH           where Envoy reads the descriptor set   (/etc/envoy/contract.binpb)
  *   --jwks PATH                 where Envoy reads the JWKS             (/etc/envoy/secrets/jwks.json)
- *   --edge-credential PATH      where Envoy reads the edge credential  (/etc/envoy/secrets/edge-credential)
+ *   --edge-credentials DIR      where Envoy reads its credential for each service, a file named
+ *                               after it                           (/etc/envoy/secrets/edge-credentials)
  *   --otlp-endpoint URL         trace every request into this OTLP/HTTP collector, given as
  *                               OTEL_EXPORTER_OTLP_ENDPOINT is (http://HOST:PORT); no tracing without it
  *   --otlp-sample-percent N     the share of requests that start a sampled trace (100), as the
@@ -46,7 +47,7 @@ function optionsFrom(argv: readonly string[]): { options: EnvoyOptions; out: str
       upstream: { type: "string", multiple: true },
       descriptor: { type: "string" },
       jwks: { type: "string" },
-      "edge-credential": { type: "string" },
+      "edge-credentials": { type: "string" },
       "otlp-endpoint": { type: "string" },
       "otlp-sample-percent": { type: "string" },
       out: { type: "string" },
@@ -75,7 +76,7 @@ function optionsFrom(argv: readonly string[]): { options: EnvoyOptions; out: str
     upstreams,
     descriptorPath: values.descriptor ?? defaultEnvoyOptions.descriptorPath,
     jwksPath: values.jwks ?? defaultEnvoyOptions.jwksPath,
-    edgeCredentialPath: values["edge-credential"] ?? defaultEnvoyOptions.edgeCredentialPath,
+    edgeCredentialsDir: values["edge-credentials"] ?? defaultEnvoyOptions.edgeCredentialsDir,
     otlp:
       values["otlp-endpoint"] === undefined
         ? undefined

@@ -7,7 +7,8 @@
  * are not the API's routes, so the API's filters step aside on them (verified on Envoy 1.40):
  *   - the REST filter and the transcoder leave the request and the answer as they are, and
  *     jwt_authn asks for no token (the site is public);
- *   - the edge credential is not sent: the `web` process is given no secret and needs none;
+ *   - no edge credential is sent: the `web` process is given no secret and needs none, and its
+ *     cluster has no credential filter (upstream-clusters.ts);
  *   - the body is not buffered: another method is the site's 405 before its body is read, as on
  *     the local edge, not a 413;
  *   - no CORS header: the local edge adds them under /api/ only.
@@ -24,7 +25,6 @@ const apiFilters = [
   "envoy.filters.http.buffer",
   restFilterName,
   "envoy.filters.http.grpc_json_transcoder",
-  "envoy.filters.http.credential_injector",
 ];
 
 /** Envoy's generic per-route switch, which any HTTP filter obeys. */

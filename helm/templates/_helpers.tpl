@@ -129,12 +129,49 @@ http://{{ include "cp.name" (dict "root" . "component" "clickhouse") }}:8123/com
 {{- $group.existingSecret | default (include "cp.name" .) -}}
 {{- end -}}
 
+{{/* The variable `name` from the key of the same name of a group's Secret, or from `key`. */}}
 {{- define "cp.secretEnv" -}}
 - name: {{ .name }}
   valueFrom:
     secretKeyRef:
       name: {{ include "cp.secretName" (dict "root" .root "component" .group) }}
-      key: {{ .name }}
+      key: {{ .key | default .name }}
+{{- end -}}
+
+{{/*
+The trust Secret's keys derived from its two secrets (ADR 0105, docs/kubernetes.md lists them),
+as services/runtime/src/identity/hop-credentials.ts derives them: a credential is the hex
+SHA-256 of "edge:<service>:<EDGE_SECRET>" or "peer:<caller>:<callee>:<PEER_SECRET>", and a
+service holds the hex SHA-256 of what it accepts. For each routed service S:
+edge-credential.S (Envoy's) and edge-credential-sha256.S; for each caller A of a service B:
+peer-credential.A.B (A's); for each B with callers: peer-callers-sha256.B
+("A=<hex>,..." in the catalog's order).
+*/}}
+{{- define "cp.trustDerived" -}}
+{{- $data := .data -}}
+{{- $catalog := (include "cp.catalog" .root | fromJson).services -}}
+{{- range $service := $catalog -}}
+{{- if $service.routed -}}
+{{- $credential := printf "edge:%s:%s" $service.name $data.EDGE_SECRET | sha256sum -}}
+{{- $_ := set $data (printf "edge-credential.%s" $service.name) $credential -}}
+{{- $_ := set $data (printf "edge-credential-sha256.%s" $service.name) ($credential | sha256sum) -}}
+{{- end -}}
+{{- end -}}
+{{- range $callee := $catalog -}}
+{{- $callers := list -}}
+{{- range $caller := $catalog -}}
+{{- range $variable, $peer := $caller.peers -}}
+{{- if eq $peer $callee.name -}}
+{{- $credential := printf "peer:%s:%s:%s" $caller.name $callee.name $data.PEER_SECRET | sha256sum -}}
+{{- $_ := set $data (printf "peer-credential.%s.%s" $caller.name $callee.name) $credential -}}
+{{- $callers = append $callers (printf "%s=%s" $caller.name ($credential | sha256sum)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if $callers -}}
+{{- $_ := set $data (printf "peer-callers-sha256.%s" $callee.name) (join "," $callers) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -149,7 +186,7 @@ across upgrades), then a new random one. Groups with an existingSecret are not r
 {{- $spec := dict
   "jwt" (list (list "JWT_SECRET" .Values.secrets.jwt.jwtSecret 86))
   "payment" (list (list "PAYMENT_KEY_SECRET" .Values.secrets.payment.keySecret 43) (list "PAYMENT_WEBHOOK_SECRET" .Values.secrets.payment.webhookSecret 43))
-  "trust" (list (list "PEER_SECRET" .Values.secrets.trust.peerSecret 43) (list "edge-credential" .Values.secrets.trust.edgeSecret 43))
+  "trust" (list (list "EDGE_SECRET" .Values.secrets.trust.edgeSecret 43) (list "PEER_SECRET" .Values.secrets.trust.peerSecret 43))
   "admin" (list (list "ADMIN_PASSWORD" .Values.secrets.admin.password 24)) -}}
 {{- range $group, $keys := $spec -}}
 {{- if not (index $root.Values.secrets $group).existingSecret -}}
@@ -168,7 +205,7 @@ across upgrades), then a new random one. Groups with an existingSecret are not r
 {{- $_ := set $data "jwks.json" (dict "keys" (list (dict "kty" "oct" "alg" "HS512" "k" $k)) | toJson) -}}
 {{- end -}}
 {{- if eq $group "trust" -}}
-{{- $_ := set $data "EDGE_SECRET_SHA256" (index $data "edge-credential" | sha256sum) -}}
+{{- include "cp.trustDerived" (dict "root" $root "data" $data) -}}
 {{- end -}}
 {{- $_ := set $resolved $group $data -}}
 {{- end -}}

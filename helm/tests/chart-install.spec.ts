@@ -7,11 +7,11 @@
  * (the dev profile, with its in-cluster dependencies) beside it in the same namespace; and
  * uninstalled without leaving anything of the release behind.
  */
-import { createHash } from "node:crypto";
 import { appendFile, cp } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { expect } from "chai";
+import { credentialSha256, edgeCredential } from "@commerce/runtime/identity";
 import { deployableServices } from "../../scripts/cluster/service-catalog.js";
 import { usePrivateControlPlane } from "../../scripts/k8s/control-plane-fixture.js";
 import { kubeRequest } from "../../scripts/k8s/kube-api.js";
@@ -195,7 +195,7 @@ describe("the Helm chart on a Kubernetes control plane", function () {
     await expectAllReady("shop", serviceDeployments);
   });
 
-  it("upgrades the edge secret: Envoy rolls, the services get its new digest", async () => {
+  it("upgrades the edge secret: Envoy rolls, it and each service get the credential derived for that service", async () => {
     const envoyBefore = await deployment("shop-envoy");
     const edgeSecret = "rotated-edge-secret-".padEnd(40, "x");
     await deploy("upgrade", "shop", "default", [
@@ -207,9 +207,12 @@ describe("the Helm chart on a Kubernetes control plane", function () {
     expect(envoyAfter.spec.template.metadata.annotations?.["checksum/secrets"]).to.not.equal(
       envoyBefore.spec.template.metadata.annotations?.["checksum/secrets"],
     );
-    expect(await secretValue("shop-trust", "edge-credential")).to.equal(edgeSecret);
-    expect(await secretValue("shop-trust", "EDGE_SECRET_SHA256")).to.equal(
-      createHash("sha256").update(edgeSecret).digest("hex"),
+    expect(await secretValue("shop-trust", "EDGE_SECRET")).to.equal(edgeSecret);
+    expect(await secretValue("shop-trust", "edge-credential.order")).to.equal(
+      edgeCredential(edgeSecret, "order"),
+    );
+    expect(await secretValue("shop-trust", "edge-credential-sha256.order")).to.equal(
+      credentialSha256(edgeCredential(edgeSecret, "order")),
     );
     await expectAllReady("shop", serviceDeployments);
   });
@@ -242,9 +245,11 @@ describe("the Helm chart on a Kubernetes control plane", function () {
     expect(result.status, result.stderr).to.equal(0);
     expect(result.stderr).to.equal("");
     expect(await envOf("shop-product", "RESERVATION_TTL")).to.equal("2m");
-    expect(await secretValue("shop-trust", "edge-credential")).to.equal(
-      Buffer.from(firstTrust?.data?.["edge-credential"] ?? "", "base64").toString("utf8"),
-    );
+    for (const key of ["EDGE_SECRET", "edge-credential.order", "edge-credential-sha256.order"]) {
+      expect(await secretValue("shop-trust", key), key).to.equal(
+        Buffer.from(firstTrust?.data?.[key] ?? "", "base64").toString("utf8"),
+      );
+    }
     const history = await runHelm(["history", "shop", "--output", "json"]);
     const revisions = JSON.parse(history.stdout) as { revision: number; status: string }[];
     expect(revisions.map((r) => [r.revision, r.status])).to.deep.equal([

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { deployableServices, type DeployableService } from "../../scripts/cluster/service-catalog.js";
 import { jwksOf } from "../../envoy/src/envoy-secrets.js";
+import { edgeCredential, serviceTrustEnvironment } from "@commerce/runtime/identity";
+import { trustSecretData } from "../../scripts/k8s/chart/trust-secret.js";
 import { ensureHelm } from "../../scripts/k8s/helm.js";
 import { ensureKubeconform, type Kubeconform } from "../../scripts/k8s/kubeconform.js";
 import { runTool } from "../../scripts/k8s/run-tool.js";
@@ -66,8 +68,6 @@ const commonSettings = [
   "MONGODB_URL",
   "KAFKA_BROKERS",
   "KAFKA_PARTITIONS",
-  "PEER_SECRET",
-  "EDGE_SECRET_SHA256",
 ];
 /** All the public site (the `web` deployable) is given: no store, no Kafka, no secret. */
 const siteSettings = ["HOST", "PORT", "LOG_LEVEL"];
@@ -260,7 +260,9 @@ describe("the Helm chart rendered per profile", function () {
       const container = containerOf(named(manifests, "Deployment", `${release}-${service.name}`));
       const names = (container.env ?? []).map((variable) => variable.name);
       const common = service.kind === "site" ? siteSettings : commonSettings;
-      const expected = [...common, ...Object.keys(service.peers), ...service.owns].filter(
+      // Its own credentials (ADR 0105), the names of the test below.
+      const trust = Object.keys(serviceTrustEnvironment(service.name, { edgeSecret: "e", peerSecret: "p" }));
+      const expected = [...common, ...Object.keys(service.peers), ...service.owns, ...trust].filter(
         (name) => !optionalSettings.includes(name),
       );
       expect([...names].sort(), service.name).to.deep.equal([...expected].sort());
@@ -340,29 +342,84 @@ describe("the Helm chart rendered per profile", function () {
     expect(annotations["checksum/config"]).to.equal(checksum);
   });
 
-  it("gives the services the edge secret's SHA-256 and Envoy the JWKS of the JWT secret", async () => {
-    const edgeSecret = "e".repeat(40);
+  it("derives each hop's credential as the runtime does, and gives each pod only its own: Envoy one per service, each service what it accepts and presents", async () => {
+    const secrets = { edgeSecret: "e".repeat(40), peerSecret: "p".repeat(40) };
     const jwtSecret = "j".repeat(64);
     const manifests = await renderChart(helm, release, "default", [
       "--set",
-      `secrets.trust.edgeSecret=${edgeSecret}`,
+      `secrets.trust.edgeSecret=${secrets.edgeSecret}`,
+      "--set",
+      `secrets.trust.peerSecret=${secrets.peerSecret}`,
       "--set",
       `secrets.jwt.jwtSecret=${jwtSecret}`,
     ]);
-    const decoded = (name: string, key: string) =>
-      Buffer.from(named(manifests, "Secret", name).data?.[key] ?? "", "base64").toString("utf8");
-    expect(decoded(`${release}-trust`, "EDGE_SECRET_SHA256")).to.equal(
-      createHash("sha256").update(edgeSecret).digest("hex"),
-    );
-    expect(decoded(`${release}-trust`, "edge-credential")).to.equal(edgeSecret);
+    const decoded = (name: string, key: string) => {
+      const value = named(manifests, "Secret", name).data?.[key];
+      if (value === undefined) throw new Error(`${name} has no key ${key}`);
+      return Buffer.from(value, "base64").toString("utf8");
+    };
     expect(JSON.parse(decoded(`${release}-jwt`, "jwks.json"))).to.deep.equal(JSON.parse(jwksOf(jwtSecret)));
-    // No service holds the edge secret itself.
+    const trust = `${release}-trust`;
+    // A caller list in a fixed order, whatever order the chart and the runtime list callers in.
+    const sortedCallers = (env: Record<string, string>): Record<string, string> => {
+      const callers = env["PEER_CALLERS_SHA256"];
+      return callers === undefined
+        ? env
+        : { ...env, PEER_CALLERS_SHA256: callers.split(",").sort().join(",") };
+    };
+    const mountedKeys: string[] = [];
     for (const deployment of byKind(manifests, "Deployment").filter((d) => componentOf(d) !== "envoy")) {
-      const keys = (containerOf(deployment).env ?? []).map(
-        (variable) => variable.valueFrom?.secretKeyRef?.key,
+      const name = componentOf(deployment);
+      const fromTrust: Record<string, string> = {};
+      for (const variable of containerOf(deployment).env ?? []) {
+        const ref = variable.valueFrom?.secretKeyRef;
+        if (ref?.name !== trust) continue;
+        fromTrust[variable.name] = decoded(trust, ref.key);
+        mountedKeys.push(ref.key);
+      }
+      // Exactly what the topology gives the same process from the same secrets: nothing else.
+      expect(sortedCallers(fromTrust), name).to.deep.equal(
+        sortedCallers(serviceTrustEnvironment(name, secrets)),
       );
-      expect(keys).to.not.include("edge-credential");
     }
+    const envoy = (
+      named(manifests, "Deployment", `${release}-envoy`).spec as {
+        template: {
+          spec: {
+            volumes: {
+              projected?: { sources: { secret: { name: string; items: { key: string; path: string }[] } }[] };
+            }[];
+          };
+        };
+      }
+    ).template.spec.volumes.flatMap((volume) => volume.projected?.sources ?? []);
+    const envoyItems = envoy
+      .filter((source) => source.secret.name === trust)
+      .flatMap((source) => source.secret.items);
+    const routed = deployableServices.filter((service) => service.routed).map((service) => service.name);
+    expect(envoyItems.map((item) => item.path)).to.deep.equal(
+      routed.map((service) => `edge-credentials/${service}`),
+    );
+    for (const [index, item] of envoyItems.entries()) {
+      const service = routed[index] ?? "";
+      expect(decoded(trust, item.key), item.key).to.equal(edgeCredential(secrets.edgeSecret, service));
+      mountedKeys.push(item.key);
+    }
+    // The keys an operator's own Secret holds (npm run chart:trust-secret), and the two secrets.
+    const chartData = Object.fromEntries(
+      Object.keys(named(manifests, "Secret", trust).data ?? {}).map((key) => [key, decoded(trust, key)]),
+    );
+    expect(chartData).to.deep.equal({
+      ...trustSecretData(secrets),
+      EDGE_SECRET: secrets.edgeSecret,
+      PEER_SECRET: secrets.peerSecret,
+    });
+    // The two secrets themselves reach no pod; each credential reaches only the one it is for.
+    expect(mountedKeys).to.not.include.members(["EDGE_SECRET"]).and.not.include.members(["PEER_SECRET"]);
+    expect(mountedKeys).to.deep.equal([...new Set(mountedKeys)]);
+    expect([...mountedKeys, "EDGE_SECRET", "PEER_SECRET"].sort()).to.deep.equal(
+      Object.keys(named(manifests, "Secret", trust).data ?? {}).sort(),
+    );
   });
 
   it("uses existing Secrets by name and makes none of its own (production profile)", () => {

@@ -1,14 +1,14 @@
 /**
  * The chart's Envoy pod as Envoy itself sees it: the files its volumes mount (the ConfigMap's
- * configuration and descriptor set, the projected jwks.json and edge-credential) laid out under
- * a scratch root exactly where the Deployment mounts them, and the Deployment's own arguments,
- * accepted by the Envoy binary our tests run (`--mode validate`). The image's tag is the same
- * version.
+ * configuration and descriptor set, the projected jwks.json and its credential for each service)
+ * laid out under a scratch root exactly where the Deployment mounts them, and the Deployment's
+ * own arguments, accepted by the Envoy binary our tests run (`--mode validate`). The image's tag
+ * is the same version.
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { expect } from "chai";
 import { ensureEnvoy, envoyVersion } from "../../scripts/infra/envoy.js";
@@ -63,6 +63,7 @@ async function mountVolumes(manifests: readonly Manifest[], pod: EnvoyPod, root:
     for (const source of volume?.projected?.sources ?? []) {
       const secret = named(manifests, "Secret", source.secret.name);
       for (const item of source.secret.items) {
+        await mkdir(dirname(join(dir, item.path)), { recursive: true });
         await writeFile(join(dir, item.path), Buffer.from(secret.data?.[item.key] ?? "", "base64"));
       }
     }
@@ -100,6 +101,7 @@ describe("the chart's Envoy pod", function () {
     const configPath = container.args[container.args.indexOf("--config-path") + 1] ?? "";
     const config = await readFile(join(root, configPath), "utf8");
     expect(config).to.include("filename: /etc/envoy/secrets/jwks.json");
+    expect(config).to.include("filename: /etc/envoy/secrets/edge-credentials/order");
     const rooted = join(scratch, name, "envoy.yaml");
     await writeFile(rooted, config.replaceAll("/etc/envoy/", `${join(root, "etc", "envoy")}/`));
     const args = container.args.map((arg) => (arg === configPath ? rooted : arg));

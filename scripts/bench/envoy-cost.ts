@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { SignJWT } from "jose";
 import { parse, stringify } from "yaml";
 import { writeEnvoySecrets } from "../../envoy/src/envoy-secrets.js";
+import { routedServices } from "../../envoy/src/envoy-options.js";
 import { ensureEnvoy } from "../infra/envoy.js";
 import { freePorts, runWhileStdinOpen, superviseChild, waitUntil } from "../infra/processes.js";
 import { startChildServer, type ChildServer } from "./child-server.js";
@@ -99,7 +100,9 @@ async function startEnvoy(
   const dir = await mkdtemp(join(tmpdir(), "envoy-cost-"));
   await mkdir(join(dir, "secrets"), { recursive: true });
   await writeFile(join(dir, "contract.binpb"), descriptor);
-  await writeEnvoySecrets(join(dir, "secrets"), secrets);
+  await writeEnvoySecrets(join(dir, "secrets"), secrets, routedServices);
+  // A baseline from before per-service credentials (ADR 0106) reads one file for every service.
+  await writeFile(join(dir, "secrets", "edge-credential"), secrets.edgeSecret, { mode: 0o600 });
   const ports = await freePorts(["listener", "admin"]);
   const configPath = join(dir, "envoy.yaml");
   await writeFile(configPath, loopbackConfig(chartYaml, ports, Number(new URL(upstream.url).port), dir));

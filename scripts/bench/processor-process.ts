@@ -5,7 +5,7 @@
  * once it prints its listening line, which it does after its consumer has started.
  */
 import { randomBytes } from "node:crypto";
-import { sha256 } from "@commerce/runtime/identity";
+import { serviceTrustEnvironment } from "@commerce/runtime/identity";
 import { startServiceProcess } from "../testing/service-process.js";
 
 export interface ProcessorProcessOptions {
@@ -41,8 +41,8 @@ export async function startProcessorProcess(options: ProcessorProcessOptions): P
       DATA_DIR: options.dataDir,
       KAFKA_BROKERS: options.kafkaBrokers,
       CLICKHOUSE_URL: options.clickHouseUrl,
-      PEER_SECRET: secret(),
-      EDGE_SECRET_SHA256: Buffer.from(sha256(secret())).toString("hex"),
+      // It serves no API and calls no peer: this gives it nothing, as the chart does.
+      ...serviceTrustEnvironment("analytics-processor", { edgeSecret: secret(), peerSecret: secret() }),
     },
     timeoutMs: startTimeoutMs,
   });

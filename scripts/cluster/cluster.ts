@@ -5,9 +5,11 @@
  * site's paths to the `web` process. Used by `npm run cluster:up` (through a detached daemon)
  * and by `npm test` (in process).
  *
- * Each process gets only its own settings (service-catalog.ts): peers' addresses, the peer
- * credential, the digest of the edge credential, and the secrets it owns; the `web` process,
- * only where to listen, how much to log and the payment gateway's URL. Replicas of a service
+ * Each process gets only its own settings (service-catalog.ts): peers' addresses, its own
+ * credential for each of them, the digests of what it accepts from the edge and from its
+ * callers (derived from the two deployment secrets here, ADR 0105), and the secrets it owns;
+ * Envoy, its credential for each service; the `web` process, only where to listen, how much to
+ * log and the payment gateway's URL. Replicas of a service
  * share its database; a service's peer address points at one replica of the peer, chosen round
  * robin, the way a Kubernetes Service spreads connections.
  */
@@ -15,7 +17,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { corsSettingsOf, type CorsSettingName } from "@commerce/edge";
-import { sha256 } from "@commerce/runtime/identity";
+import { serviceTrustEnvironment } from "@commerce/runtime/identity";
 import { buildIfStale, distDir } from "../build.js";
 import { deployableServices, type OwnedSetting, type ServiceName } from "./service-catalog.js";
 import { hostPortOf, startEnvoyProcess, type EnvoyProcess } from "../../envoy/src/envoy-process.js";
@@ -193,7 +195,7 @@ export async function startServices(options: ClusterOptions): Promise<RunningSer
 
   const incidents: Incident[] = [];
   const processes: RestartingProcess[] = [];
-  const edgeSecretSha256 = Buffer.from(sha256(options.edgeSecret)).toString("hex");
+  const secrets = { edgeSecret: options.edgeSecret, peerSecret: options.peerSecret };
   for (const [index, instance] of instances.entries()) {
     const service = deployableServices.find((s) => s.name === instance.service);
     if (service === undefined) continue;
@@ -209,8 +211,7 @@ export async function startServices(options: ClusterOptions): Promise<RunningSer
       Object.assign(env, {
         DATA_DIR: join(options.stateDir, "data", instance.name),
         KAFKA_BROKERS: options.kafkaBrokers,
-        PEER_SECRET: options.peerSecret,
-        EDGE_SECRET_SHA256: edgeSecretSha256,
+        ...serviceTrustEnvironment(service.name, secrets),
       });
       if (options.mongodbUrl !== undefined) env["MONGODB_URL"] = options.mongodbUrl;
       Object.assign(env, options.telemetry);

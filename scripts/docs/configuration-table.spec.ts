@@ -18,6 +18,7 @@ import {
   serviceProcesses,
   type Setting,
 } from "@commerce/runtime/config";
+import { serviceTrustEnvironment } from "@commerce/runtime/identity";
 import { deployableServices } from "../cluster/service-catalog.js";
 import {
   configurationGuideWithTable,
@@ -161,7 +162,9 @@ describe("the settings' declarations", () => {
       const declared = settingsCatalog
         .filter((setting) => setting.readBy.includes(service.name) && !everyService(setting))
         .map(({ name }) => name);
-      const given = [...service.owns, ...Object.keys(service.peers)];
+      // Its own credentials (ADR 0105): what the topology derives for it.
+      const trust = Object.keys(serviceTrustEnvironment(service.name, { edgeSecret: "e", peerSecret: "p" }));
+      const given = [...service.owns, ...Object.keys(service.peers), ...trust];
       expect(declared.sort(), service.name).to.deep.equal(given.sort());
     }
   });

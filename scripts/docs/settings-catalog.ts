@@ -1,8 +1,8 @@
 /**
  * Every declared setting (services/runtime/src/config/setting.ts), in the order
  * docs/configuration.md lists them: where a process listens and keeps its data, the
- * infrastructure it uses, each service's own settings, the credentials, the peers' addresses,
- * the edge's CORS and the telemetry. configuration-table.spec.ts fails when a module declares a
+ * infrastructure it uses, each service's own settings, the credentials, the peers' addresses
+ * and the credential presented at each, the edge's CORS and the telemetry. configuration-table.spec.ts fails when a module declares a
  * setting this list leaves out.
  */
 import { authSettings } from "@commerce/auth";
@@ -14,7 +14,7 @@ import { analyticsStoreSettings } from "@commerce/runtime/analytics";
 import { dataSettings, infraSettings, serverSettings, type Setting } from "@commerce/runtime/config";
 import { trustSettings } from "@commerce/runtime/identity";
 import { currencySettings, gatewaySettings } from "@commerce/runtime/money";
-import { peerAddresses } from "@commerce/runtime/server";
+import { peerAddresses, peerCredentials } from "@commerce/runtime/server";
 import { telemetrySettings } from "@commerce/runtime/telemetry";
 
 const declarations: readonly Readonly<Record<string, Setting>>[] = [
@@ -30,6 +30,7 @@ const declarations: readonly Readonly<Record<string, Setting>>[] = [
   gatewaySettings,
   trustSettings,
   peerAddresses,
+  peerCredentials,
   corsSettings,
   telemetrySettings,
 ];

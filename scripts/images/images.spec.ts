@@ -34,7 +34,7 @@ import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/paymen
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
 import { Health, HealthCheckResponse_ServingStatus } from "@commerce/runtime/gen/grpc/health/v1/health_pb.js";
-import { sha256 } from "@commerce/runtime/identity";
+import { serviceTrustEnvironment } from "@commerce/runtime/identity";
 import { freePorts } from "../cluster/free-ports.js";
 import { deployableServices, type ServiceName } from "../cluster/service-catalog.js";
 import { startClickHouse, type ClickHouseInstance } from "../infra/clickhouse.js";
@@ -288,8 +288,11 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
           Object.assign(env, {
             MONGODB_URL: ferret?.url ?? "",
             KAFKA_BROKERS: kafka?.brokers ?? "",
-            PEER_SECRET: deployment.PEER_SECRET,
-            EDGE_SECRET_SHA256: Buffer.from(sha256(deployment.EDGE_SECRET)).toString("hex"),
+            // Its own credentials only, as the chart mounts them.
+            ...serviceTrustEnvironment(service.name, {
+              edgeSecret: deployment.EDGE_SECRET,
+              peerSecret: deployment.PEER_SECRET,
+            }),
           });
         }
         for (const [variable, peer] of Object.entries(service.peers)) {
@@ -447,8 +450,7 @@ describe("the container images (the Dockerfile replayed without Docker)", functi
         PORT: String(port),
         MONGODB_URL: ferret?.url ?? "",
         KAFKA_BROKERS: kafka?.brokers ?? "",
-        PEER_SECRET: "p".repeat(40),
-        EDGE_SECRET_SHA256: Buffer.from(sha256("e".repeat(40))).toString("hex"),
+        ...serviceTrustEnvironment("analytics", { edgeSecret: "e".repeat(40), peerSecret: "p".repeat(40) }),
       },
       volumes: { "/data": join(volumes, "data"), "/tmp": join(volumes, "tmp") },
     });

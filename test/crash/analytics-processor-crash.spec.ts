@@ -121,7 +121,7 @@ describe("analytics stream processor redelivered (its own process, Kafka, ClickH
       name: "analytics-processor",
       entry: "services/analytics/src/processor/main.ts",
       env: {
-        ...rig!.processEnv("processor", database),
+        ...rig!.processEnv("processor", database, "analytics-processor"),
       },
     });
 

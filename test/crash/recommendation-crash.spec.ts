@@ -108,7 +108,7 @@ describe("Recommendation service redelivered (its own process, Kafka, ClickHouse
       name: "recommendation",
       entry: "services/recommendation/src/main.ts",
       env: {
-        ...rig!.processEnv("recommendation", database),
+        ...rig!.processEnv("recommendation", database, "recommendation"),
         // Never called: the test reads the store, not the endpoints that fill in products.
         PRODUCT_SERVICE_URL: "http://127.0.0.1:9",
       },

@@ -16,7 +16,7 @@ import { SignJWT } from "jose";
 import { ConnectError } from "@connectrpc/connect";
 import { errorBodyFromConnectError } from "@commerce/edge/rest-mapping";
 import { createPublicSite, readPublicSiteFiles } from "@commerce/edge";
-import { trustNobody, noRevokedAccounts } from "@commerce/runtime/identity";
+import { edgeCredential, trustNobody, noRevokedAccounts } from "@commerce/runtime/identity";
 import { createLogger } from "@commerce/runtime/logging";
 import { errorBody, type ErrorBody, createServiceHost, type ServiceHost } from "@commerce/runtime/server";
 import { rawExchange } from "@commerce/runtime/testing";
@@ -29,7 +29,9 @@ import {
 } from "./support/recording-upstream.js";
 
 const jwtSecret = "s".repeat(64);
-const edgeSecret = "the-edge-credential";
+const edgeSecret = "the-edge-secret";
+/** What Envoy presents to `service`: the edge's credential for that service alone (ADR 0106). */
+const credentialFor = (service: string): string => edgeCredential(edgeSecret, service);
 
 interface Answer {
   readonly status: number;
@@ -142,10 +144,32 @@ describe("Envoy edge", function () {
       "x-user-email": "asha@example.test",
       "x-user-role": "CUSTOMER",
       "x-user-id": "7",
-      "x-commerce-edge-auth": edgeSecret,
+      "x-commerce-edge-auth": credentialFor("user"),
       "x-commerce-client-address": "127.0.0.1",
     });
     expect(headers).not.to.have.any.keys("x-commerce-peer-auth", "authorization");
+  });
+
+  it("presents each service the edge's credential for it alone, never the edge secret", async () => {
+    const bearer = `Bearer ${await token({ sub: "asha@example.test", role: "CUSTOMER" })}`;
+    // The three clusters reach the same recording host: only the cluster decides the credential.
+    await send(base, "GET", "/api/users/me", { authorization: bearer });
+    await send(
+      base,
+      "POST",
+      "/api/auth/login",
+      { ...json, "x-commerce-edge-auth": credentialFor("user") },
+      login,
+    );
+    await send(base, "POST", "/api/payments/callback", { "content-type": "application/json" }, "{}");
+    const sent = upstream.calls.map((call) => [call.method, call.headers["x-commerce-edge-auth"]]);
+    expect(sent).to.deep.equal([
+      ["GetMe", credentialFor("user")],
+      ["Login", credentialFor("auth")],
+      ["HandleCallback", credentialFor("payment")],
+    ]);
+    expect(new Set(sent.map(([, credential]) => credential)).size).to.equal(3);
+    expect(sent.map(([, credential]) => credential)).to.not.include(edgeSecret);
   });
 
   it("gives a public method no identity, even with a valid token, but still its credential", async () => {
@@ -165,7 +189,7 @@ describe("Envoy edge", function () {
     expect(answer.status, answer.text).to.equal(200);
     const headers = upstream.calls[0]?.headers ?? {};
     expect(headers).not.to.have.any.keys("x-user-email", "x-user-role", "x-user-id", "authorization");
-    expect(headers["x-commerce-edge-auth"]).to.equal(edgeSecret);
+    expect(headers["x-commerce-edge-auth"]).to.equal(credentialFor("auth"));
   });
 
   it("names the client's address from its connection, never from what the client says", async () => {

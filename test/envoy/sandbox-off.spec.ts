@@ -13,7 +13,12 @@ import { expect } from "chai";
 import { SignJWT } from "jose";
 import { buildPaymentService } from "@commerce/payment";
 import { createEmbeddedBus, type EventBus } from "@commerce/runtime/events";
-import { createRequestTrust, noRevokedAccounts, sha256 } from "@commerce/runtime/identity";
+import {
+  createDestinationTrust,
+  edgeCredential,
+  noRevokedAccounts,
+  sha256,
+} from "@commerce/runtime/identity";
 import { createLogger } from "@commerce/runtime/logging";
 import { createServiceHost, type ServiceHost, type ServiceModule } from "@commerce/runtime/server";
 import { createEmbeddedStoreProvider, type StoreProvider } from "@commerce/runtime/store";
@@ -68,9 +73,9 @@ describe("Envoy → the Payment service with a gateway configured: the sandbox c
       routes: [payment],
       logger,
       maxBodyBytes: 1 << 20,
-      trust: createRequestTrust({
-        edgeSecretSha256: sha256(edgeSecret),
-        peerSecretSha256: sha256("a-peer-secret-nobody-sends-here"),
+      trust: createDestinationTrust(payment.services, {
+        edgeCredentialSha256: sha256(edgeCredential(edgeSecret, "payment")),
+        callers: new Map(),
       }),
       revoked: noRevokedAccounts,
       isReady: () => true,

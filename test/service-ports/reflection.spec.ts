@@ -2,7 +2,7 @@
  * The services' own ports seen from outside clients that have none of our .proto files:
  * grpcurl (built from its Go module, scripts/testing/grpcurl.ts) and `buf curl`. Both learn
  * the schema from the port's gRPC server reflection, without a credential; calling a method
- * still takes the credential its access rule demands (ADR 0012, ADR 0011).
+ * still takes the credential its access rule demands (ADR 0012, ADR 0105).
  * grpcurl asks reflection v1; `buf curl` is made to ask v1alpha.
  * Runs against any deployment: see support/service-ports.ts for the environment it reads.
  */
@@ -165,7 +165,7 @@ describe("Service ports: gRPC server reflection, for clients without our .proto 
     };
     const { ids } = await serviceClient("product", ProductService).bulkCreateProducts(
       { products: [product] },
-      { headers: forgedIdentity(admin, asEdge()) },
+      { headers: forgedIdentity(admin, asEdge("product")) },
     );
     expect(ids).to.have.length(1);
     return ids[0]!;
@@ -194,10 +194,11 @@ describe("Service ports: gRPC server reflection, for clients without our .proto 
       stderr: "ERROR:\n  Code: Unauthenticated\n  Message: a peer service credential is required\n",
     };
     expect(await call([]), "no credential").to.deep.equal(refusal);
-    expect(await call([`${edgeCredentialHeader}: ${asEdge().edge}`]), "the edge credential").to.deep.equal(
-      refusal,
-    );
-    const answered = await call([`${peerCredentialHeader}: ${asPeer().peer}`]);
+    expect(
+      await call([`${edgeCredentialHeader}: ${asEdge("product").edge}`]),
+      "the edge credential",
+    ).to.deep.equal(refusal);
+    const answered = await call([`${peerCredentialHeader}: ${asPeer("order", "product").peer}`]);
     expect(answered.code, answered.stderr).to.equal(0);
     expect(JSON.parse(answered.stdout)).to.deep.equal(pricedProduct(productId));
   });
@@ -224,7 +225,7 @@ describe("Service ports: gRPC server reflection, for clients without our .proto 
       code: "unauthenticated",
       message: "a peer service credential is required",
     });
-    const answered = await call([`${peerCredentialHeader}: ${asPeer().peer}`]);
+    const answered = await call([`${peerCredentialHeader}: ${asPeer("order", "product").peer}`]);
     expect(answered.code, answered.stderr).to.equal(0);
     expect(JSON.parse(answered.stdout)).to.deep.equal(pricedProduct(productId));
   });

@@ -11,13 +11,13 @@ import { promisify } from "node:util";
 import { ensureEnvoy } from "../../../scripts/infra/envoy.js";
 import type { Contract } from "../../../scripts/codegen/contract-descriptors.js";
 import { renderEnvoyYaml } from "../envoy-config.js";
-import type { EnvoyOptions } from "../envoy-options.js";
+import { routedServices, type EnvoyOptions } from "../envoy-options.js";
 import { writeEnvoySecrets } from "../envoy-secrets.js";
 
 const run = promisify(execFile);
 
 /** The options of a configuration to validate; the files it names are written here. */
-export type ValidatedOptions = Omit<EnvoyOptions, "descriptorPath" | "jwksPath" | "edgeCredentialPath">;
+export type ValidatedOptions = Omit<EnvoyOptions, "descriptorPath" | "jwksPath" | "edgeCredentialsDir">;
 
 /** Whether Envoy accepts each configuration: what it printed, and the line that says so. */
 export async function validateEnvoyConfigs(
@@ -29,10 +29,11 @@ export async function validateEnvoyConfigs(
   try {
     const descriptorPath = join(dir, "contract.binpb");
     await writeFile(descriptorPath, contract.descriptorSet);
-    const files = await writeEnvoySecrets(join(dir, "secrets"), {
-      jwtSecret: "j".repeat(64),
-      edgeSecret: "e",
-    });
+    const files = await writeEnvoySecrets(
+      join(dir, "secrets"),
+      { jwtSecret: "j".repeat(64), edgeSecret: "e" },
+      routedServices,
+    );
     const configPath = join(dir, "envoy.yaml");
     const verdicts: { stdout: string; accepted: string }[] = [];
     for (const options of configurations) {

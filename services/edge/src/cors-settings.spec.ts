@@ -1,15 +1,10 @@
 import { expect } from "chai";
-import { ConfigError, type Env } from "@commerce/runtime/config";
+import type { Env } from "@commerce/runtime/config";
+import { configProblems } from "@commerce/runtime/testing";
 import { corsSettingsOf, noCors } from "./cors-settings.js";
 
 function problemsOf(env: Env): readonly string[] {
-  try {
-    corsSettingsOf(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error("expected a configuration error");
+  return configProblems(() => corsSettingsOf(env));
 }
 
 describe("readCorsSettings", () => {

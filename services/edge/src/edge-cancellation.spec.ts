@@ -19,7 +19,7 @@ import {
   ProductService,
   type Product,
 } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
-import { noRevokedAccounts, createRequestTrust, sha256 } from "@commerce/runtime/identity";
+import { noRevokedAccounts, createDestinationTrust, sha256 } from "@commerce/runtime/identity";
 import { createLogger } from "@commerce/runtime/logging";
 import { type DualProtocolServer, createServiceHost, type ServiceHost } from "@commerce/runtime/server";
 import { type Collection, type DocumentStore, createEmbeddedStoreProvider } from "@commerce/runtime/store";
@@ -54,7 +54,7 @@ function stallingProducts(seen: Seen, collection: Collection<{ _id: string }>) {
 
 for (const path of ["in process", "over gRPC"] as const) {
   describe(`the edge's deadlines and cancellation (${path})`, () => {
-    const edgeSecret = randomUUID();
+    const edgeCredential = randomUUID();
     const seen: Seen = { reason: undefined, storeAfterAbort: undefined };
     let dir: string;
     let store: DocumentStore;
@@ -72,7 +72,10 @@ for (const path of ["in process", "over gRPC"] as const) {
         routes: [stallingProducts(seen, collection)],
         logger,
         maxBodyBytes: 1 << 20,
-        trust: createRequestTrust({ edgeSecretSha256: sha256(edgeSecret), peerSecretSha256: sha256("peer") }),
+        trust: createDestinationTrust([ProductService], {
+          edgeCredentialSha256: sha256(edgeCredential),
+          callers: new Map(),
+        }),
         revoked: noRevokedAccounts,
         isReady: () => true,
       });
@@ -84,7 +87,7 @@ for (const path of ["in process", "over gRPC"] as const) {
       ({ base: baseUrl, server: edgeServer } = await startLoopbackEdge({
         services: [ProductService],
         transportFor: () => transport,
-        edgeSecret,
+        edgeCredentialFor: () => edgeCredential,
         logger,
         timeoutMs: 300,
       }));

@@ -58,7 +58,7 @@ function edgeServer(telemetry: Telemetry, calls: UpstreamCall[]): DualProtocolSe
     services: [ProductService],
     transportFor: () => productUpstream(calls),
     verifyToken: () => Promise.resolve(undefined),
-    edgeSecret: "edge-secret",
+    edgeCredentialFor: () => "edge-credential",
     maxBodyBytes: 1 << 20,
     logger: createLogger("silent", "test"),
     isReady: () => true,

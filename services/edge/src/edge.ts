@@ -5,7 +5,8 @@
  *   2. for non-public methods requires a valid HS512 bearer token and injects
  *      `x-user-email` / `x-user-role` / `x-user-id` from its `sub` / `role` / `uid` claims
  *      (else 401), and on every
- *      call presents the edge credential, without which services ignore identity headers;
+ *      call presents its credential for the service called, without which that service ignores
+ *      identity headers and which no other service accepts;
  *   3. transcodes REST to the RPC and the response back to JSON (success status, bare arrays);
  *   4. maps RPC errors with the standard table to one JSON error body; 404 for unknown paths,
  *      405 for a known path with another method, 413 above the body limit.
@@ -60,8 +61,8 @@ export interface EdgeOptions {
   /** How to reach the service that implements `service` (in-memory or gRPC over h2c). */
   readonly transportFor: (service: DescService) => Transport;
   readonly verifyToken: TokenVerifier;
-  /** The edge's credential towards the services (ADR 0011). */
-  readonly edgeSecret: string;
+  /** The edge's credential for the service that implements `service` (ADR 0105). */
+  readonly edgeCredentialFor: (service: DescService) => string;
   readonly maxBodyBytes: number;
   readonly logger: Logger;
   /** Deadline for one upstream call. */
@@ -113,6 +114,7 @@ class BodyTooLargeError extends Error {}
 export function createEdge(options: EdgeOptions): Edge {
   const routes = createRouteTable(options.services);
   const transports = new Map(options.services.map((s) => [s, options.transportFor(s)]));
+  const credentials = new Map(options.services.map((s) => [s, options.edgeCredentialFor(s)]));
   const timeoutMs = options.timeoutMs ?? 30_000;
   const callSignals = createCallSignals();
   const cors = createCors(options.cors ?? noCors, routes);
@@ -148,7 +150,7 @@ export function createEdge(options: EdgeOptions): Edge {
       if (name.startsWith(":") || notForwarded.has(name) || value === undefined) continue;
       header[name] = Array.isArray(value) ? value.join(", ") : value;
     }
-    header[edgeCredentialHeader] = options.edgeSecret;
+    header[edgeCredentialHeader] = credentials.get(route.service) ?? "";
     const clientAddress = canonicalClientAddress(req.socket.remoteAddress);
     if (clientAddress !== undefined) header[clientAddressHeader] = clientAddress;
     if (traced !== undefined) injectIntoRecord(traced.active, header);

@@ -4,11 +4,13 @@
  * (clickhouse-crash-proxy.ts), a bus on that Kafka for the test to publish and read lags
  * with, and the environment of the process under test. Whatever started is stopped by `stop`, in reverse order, however far the start got.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type EventBus, createKafkaBus } from "@commerce/runtime/events";
+import type { ServiceProcessName } from "@commerce/runtime/config";
+import { serviceTrustEnvironment } from "@commerce/runtime/identity";
 import { createLogger } from "@commerce/runtime/logging";
 import { startClickHouse, type ClickHouseInstance } from "#infra/clickhouse.js";
 import { startKafka, type KafkaInstance } from "#infra/kafka.js";
@@ -22,9 +24,10 @@ export interface StoreCrashRig {
   readonly bus: EventBus;
   /**
    * The whole environment of a consumer process on the rig: its folder `folder` in the scratch
-   * one, Kafka, its store in `database` through the proxy, and the deployment's secrets.
+   * one, Kafka, its store in `database` through the proxy, and the credentials of the service
+   * process `service`.
    */
-  processEnv(folder: string, database: string): Record<string, string>;
+  processEnv(folder: string, database: string, service: ServiceProcessName): Record<string, string>;
   /** Runs `cleanup` before everything the rig started, at `stop`. */
   onStop(cleanup: () => Promise<unknown>): void;
   stop(): Promise<void>;
@@ -58,8 +61,8 @@ export async function startStoreCrashRig(name: string): Promise<StoreCrashRig> {
     });
     cleanups.push(() => bus.close());
     const secrets = {
-      peer: randomBytes(32).toString("base64url"),
-      edge: randomBytes(32).toString("base64url"),
+      peerSecret: randomBytes(32).toString("base64url"),
+      edgeSecret: randomBytes(32).toString("base64url"),
     };
     return {
       scratch,
@@ -67,15 +70,14 @@ export async function startStoreCrashRig(name: string): Promise<StoreCrashRig> {
       clickHouse: startedClickHouse.value,
       proxy,
       bus,
-      processEnv: (folder, database) => ({
+      processEnv: (folder, database, service) => ({
         HOST: "127.0.0.1",
         PORT: "0",
         LOG_LEVEL: "warn",
         DATA_DIR: join(scratch, folder),
         KAFKA_BROKERS: startedKafka.value.brokers,
         CLICKHOUSE_URL: `${proxy.url}/${database}`,
-        PEER_SECRET: secrets.peer,
-        EDGE_SECRET_SHA256: createHash("sha256").update(secrets.edge).digest("hex"),
+        ...serviceTrustEnvironment(service, secrets),
       }),
       onStop: (cleanup) => void cleanups.push(cleanup),
       stop,

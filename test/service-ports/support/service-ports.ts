@@ -5,14 +5,21 @@
  *   NOTIFICATION_SERVICE_URL, PAYMENT_SERVICE_URL, ANALYTICS_SERVICE_URL,
  *   RECOMMENDATION_SERVICE_URL
  *                              each service's own gRPC port, e.g. http://127.0.0.1:10001
- *   EDGE_SECRET, PEER_SECRET   the deployment's credentials, to show that they are what works
+ *   EDGE_SECRET, PEER_SECRET   the deployment's two secrets, from which the suite derives each
+ *                              hop's credential as the deployment does (ADR 0105), to show
+ *                              that each works where it is meant to and nowhere else
  * Calls go over gRPC on HTTP/2 cleartext, as Envoy and the peers make them.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { serviceProcesses, type ServiceProcessName } from "@commerce/runtime/config";
-import { edgeCredentialHeader, peerCredentialHeader } from "@commerce/runtime/identity";
+import {
+  edgeCredential,
+  edgeCredentialHeader,
+  peerCredential,
+  peerCredentialHeader,
+} from "@commerce/runtime/identity";
 
 /** The services with a port of their own (the stream processor serves no RPC). */
 export type ServiceName = Exclude<ServiceProcessName, "analytics-processor">;
@@ -46,13 +53,18 @@ export interface Credentials {
   readonly peer?: string;
 }
 
-export function asEdge(): Credentials & { readonly headers: Record<string, string> } {
-  const edge = required("EDGE_SECRET");
+/** What the edge presents to `service`: its credential for that service alone. */
+export function asEdge(service: string): Credentials & { readonly headers: Record<string, string> } {
+  const edge = edgeCredential(required("EDGE_SECRET"), service);
   return { edge, headers: { [edgeCredentialHeader]: edge } };
 }
 
-export function asPeer(): Credentials & { readonly headers: Record<string, string> } {
-  const peer = required("PEER_SECRET");
+/** What `caller` presents to `callee`: its credential for that one hop. */
+export function asPeer(
+  caller: string,
+  callee: string,
+): Credentials & { readonly headers: Record<string, string> } {
+  const peer = peerCredential(required("PEER_SECRET"), caller, callee);
   return { peer, headers: { [peerCredentialHeader]: peer } };
 }
 

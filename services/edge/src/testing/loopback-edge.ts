@@ -19,7 +19,7 @@ export async function startLoopbackEdge(
 ): Promise<LoopbackEdge> {
   const edge = createEdge({
     verifyToken: () => Promise.resolve(undefined),
-    edgeSecret: "edge",
+    edgeCredentialFor: () => "edge",
     maxBodyBytes: 1 << 20,
     logger: capturedLogger().logger,
     isReady: () => true,

@@ -1,5 +1,5 @@
 /**
- * The caller's identity as the edge asserts it (ADR 0010, ADR 0011): `x-user-email`,
+ * The caller's identity as the edge asserts it (ADR 0010, ADR 0105): `x-user-email`,
  * `x-user-role` and `x-user-id` (the token's `uid` claim), set by the edge after it verified the
  * JWT and removed any client-sent copies. Services trust these three headers and nothing else
  * (ADR 0034 says why the third).
@@ -22,6 +22,14 @@ export const userIdHeader = "x-user-id";
 
 /** The caller of the current request, set by the identity interceptor; undefined when anonymous. */
 export const callerKey = createContextKey<Caller | undefined>(undefined, { description: "caller identity" });
+
+/**
+ * The peer service that made the current internal call (`order`, say), as its credential names
+ * it (request-trust.ts); undefined on any other call. Set by the access interceptor.
+ */
+export const callingPeerKey = createContextKey<string | undefined>(undefined, {
+  description: "calling peer",
+});
 
 export function callerFromHeaders(headers: Headers): Caller | undefined {
   const email = headers.get(userEmailHeader);

@@ -10,7 +10,7 @@ import { Health, HealthCheckResponse_ServingStatus } from "../../gen/grpc/health
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
 import { noRevokedAccounts } from "../identity/revoked-accounts.js";
-import { createRequestTrust, peerCredentialHeader, sha256 } from "../identity/request-trust.js";
+import { createDestinationTrust, peerCredentialHeader, sha256 } from "../identity/request-trust.js";
 import { createLogger } from "../logging/logger.js";
 import { createServiceHost, type ServiceHost } from "../server/service-host.js";
 
@@ -36,7 +36,10 @@ describe("server reflection (through the service host)", () => {
       ],
       logger: createLogger("silent", "test"),
       maxBodyBytes: 1 << 20,
-      trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
+      trust: createDestinationTrust([InventoryService], {
+        edgeCredentialSha256: sha256("edge"),
+        callers: new Map([["order", sha256("peer")]]),
+      }),
       revoked: noRevokedAccounts,
       isReady: () => true,
     });

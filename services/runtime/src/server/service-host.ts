@@ -42,7 +42,7 @@ export interface ServiceHostOptions {
   readonly routes: readonly ServiceRoutes[];
   readonly logger: Logger;
   readonly maxBodyBytes: number;
-  /** Which requests may assert an identity or call internal methods. */
+  /** Which requests may assert an identity or call internal methods, per service served. */
   readonly trust: RequestTrust;
   /** Deleted accounts, whose tokens count as no identity (identity/revoked-accounts.ts). */
   readonly revoked: RevokedAccounts;
@@ -94,7 +94,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const interceptors: Interceptor[] = [
     ...(options.telemetry === undefined ? [] : [createServerTelemetryInterceptor(options.telemetry)]),
     createErrorInterceptor(options.logger),
-    createAccessInterceptor(options.trust, options.revoked, openServices),
+    createAccessInterceptor(options.trust, options.revoked, options.logger, openServices),
     createValidationInterceptor(),
   ];
   const services = options.routes.flatMap((r) => r.services);

@@ -17,7 +17,7 @@ export interface ServiceContext {
   /** The service's own database. */
   readonly store: DocumentStore;
   readonly bus: EventBus;
-  /** Reaches the other services' internal RPCs, with this service's peer credential. */
+  /** Reaches the internal RPCs of the peers it calls, with its own credential for each. */
   readonly transport: Transport;
   readonly clock: Clock;
   /** The service's own tracer (`commerce-<name>`); a no-op when tracing is off. */

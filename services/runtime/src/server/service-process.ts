@@ -2,9 +2,9 @@
  * One service as its own process (ADR 0018): what `services/<name>/src/main.ts`
  * runs, in the multi-process topology and in a Kubernetes pod alike. It reads only the settings
  * this service owns, opens only its own database, listens on its own port, and reaches its
- * peers through gRPC clients at the addresses its configuration gives, presenting the peer
- * credential. On SIGTERM it turns unready, lets requests in flight finish, stops its background
- * work and closes its connections.
+ * peers through gRPC clients at the addresses its configuration gives, presenting to each the
+ * credential of that hop (ADR 0105). On SIGTERM it turns unready, lets requests in flight
+ * finish, stops its background work and closes its connections.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
@@ -12,9 +12,9 @@ import { EnvReader, type Env } from "../config/env-reader.js";
 import type { ServiceProcessName, Setting } from "../config/setting.js";
 import { readInfraSettings, readProcessSettings, type ProcessSettings } from "../config/process-settings.js";
 import { createKafkaBus } from "../events/kafka-bus.js";
-import { createRequestTrust, peerCredentialHeader } from "../identity/request-trust.js";
+import { createDestinationTrust, peerCredentialHeader } from "../identity/request-trust.js";
 import { createRevocationFeed } from "../identity/revoked-accounts.js";
-import { readServiceTrustSettings } from "../identity/trust-settings.js";
+import { readServiceCredentials } from "../identity/trust-settings.js";
 import { createLogger } from "../logging/logger.js";
 import type { StoreProvider } from "../store/document-store.js";
 import { createEmbeddedStoreProvider } from "../store/embedded-store.js";
@@ -28,6 +28,7 @@ import { systemClock } from "../time/wall-clock.js";
 import { createGrpcPeerTransport } from "../transport/grpc-peer-transport.js";
 import { withCredential } from "../transport/credential-transport.js";
 import { createRoutingTransport } from "../transport/routing-transport.js";
+import { calleeAt } from "./peer-addresses.js";
 import { runProcess, shutdownGraceMs } from "./run-process.js";
 import { createServiceHost } from "./service-host.js";
 import { shutdownOnSignals } from "./shutdown-on-signals.js";
@@ -74,10 +75,11 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
   if (infra.kafkaBrokers === undefined) {
     reader.problem("KAFKA_BROKERS is required: services in separate processes share events through Kafka");
   }
-  const trust = readServiceTrustSettings(reader);
+  const credentials = readServiceCredentials(reader, spec.name);
   const peerUrls = spec.peers.map((peer) => ({
     peer,
     url: reader.url(peer.address, ["http:", "https:"]) ?? reader.required(peer.address, "(a peer)"),
+    credential: credentials.peerCredentials.get(calleeAt(peer.address)) ?? "",
   }));
   const settings = spec.readSettings(reader, processSettings);
   const telemetrySettings = readTelemetrySettings(reader);
@@ -100,8 +102,12 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
   });
 
   const byService = new Map<string, Transport>();
-  for (const { peer, url } of peerUrls) {
-    const transport = createGrpcPeerTransport({ baseUrl: url, defaultTimeoutMs: peerCallTimeoutMs });
+  for (const { peer, url, credential } of peerUrls) {
+    const transport = withCredential(
+      createGrpcPeerTransport({ baseUrl: url, defaultTimeoutMs: peerCallTimeoutMs }),
+      peerCredentialHeader,
+      credential,
+    );
     for (const service of peer.services) byService.set(service.typeName, transport);
   }
   const store = await stores.open(`commerce_${spec.name}`);
@@ -109,11 +115,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     logger,
     store: withStoreSpans(store, serviceTelemetry),
     bus,
-    transport: withClientSpans(
-      withCredential(createRoutingTransport(byService), peerCredentialHeader, trust.peerSecret),
-      serviceTelemetry,
-      "grpc",
-    ),
+    transport: withClientSpans(createRoutingTransport(byService), serviceTelemetry, "grpc"),
     clock: systemClock,
     telemetry: serviceTelemetry,
   };
@@ -131,7 +133,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     routes: [module],
     logger,
     maxBodyBytes: processSettings.maxBodyBytes,
-    trust: createRequestTrust(trust),
+    trust: createDestinationTrust(module.services, credentials),
     revoked,
     isReady: () => ready && (module.isHealthy?.() ?? true),
     telemetry: serverTelemetryByService([{ name: spec.name, services: module.services }], telemetry),

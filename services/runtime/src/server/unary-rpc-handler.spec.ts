@@ -8,7 +8,7 @@ import {
 } from "@connectrpc/connect-node";
 import { ProductService } from "../../gen/commerce/product/v1/product_pb.js";
 import { noRevokedAccounts } from "../identity/revoked-accounts.js";
-import { createRequestTrust, sha256 } from "../identity/request-trust.js";
+import { createDestinationTrust, sha256 } from "../identity/request-trust.js";
 import { createLogger } from "../logging/logger.js";
 import { createServiceHost, type ServiceHost } from "./service-host.js";
 
@@ -61,7 +61,10 @@ describe("createUnaryRpcHandler (through the service host)", () => {
       ],
       logger: createLogger("silent", "test"),
       maxBodyBytes: 1_024,
-      trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
+      trust: createDestinationTrust([ProductService], {
+        edgeCredentialSha256: sha256("edge"),
+        callers: new Map(),
+      }),
       revoked: noRevokedAccounts,
       isReady: () => true,
     });

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { ConfigError, EnvReader, type Env } from "../config/env-reader.js";
+import { EnvReader, type Env } from "../config/env-reader.js";
+import { configProblems } from "../testing/config-problems.js";
 import { readTelemetrySettings, type TelemetrySettings } from "./telemetry-settings.js";
 
 function read(env: Env): TelemetrySettings {
@@ -8,13 +9,7 @@ function read(env: Env): TelemetrySettings {
 }
 
 function problemsOf(env: Env): readonly string[] {
-  try {
-    read(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error("expected a configuration error");
+  return configProblems(() => read(env));
 }
 
 describe("readTelemetrySettings", () => {

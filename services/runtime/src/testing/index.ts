@@ -4,6 +4,7 @@
  */
 export * from "./captured-logger.js";
 export * from "./compose-modules.js";
+export * from "./config-problems.js";
 export * from "./eventually.js";
 export * from "./faulty-transport.js";
 export * from "./metrics-probe.js";

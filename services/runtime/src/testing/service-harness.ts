@@ -12,7 +12,7 @@ import { createEmbeddedBus } from "../events/embedded-bus.js";
 import type { EventBus, EventRecord } from "../events/event-bus.js";
 import { userEmailHeader, userIdHeader, userRoleHeader, type Caller } from "../identity/caller.js";
 import {
-  createRequestTrust,
+  createDestinationTrust,
   edgeCredentialHeader,
   peerCredentialHeader,
   sha256,
@@ -27,6 +27,9 @@ import { withCredential } from "../transport/credential-transport.js";
 import { createLazyTransport } from "../transport/lazy-transport.js";
 
 type HeaderInit = ConstructorParameters<typeof Headers>[0];
+
+/** The name internal calls of a harness carry (`callingPeerKey`). */
+export const harnessPeer = "harness";
 
 export interface ServiceHarness {
   readonly host: ServiceHost;
@@ -59,12 +62,12 @@ export async function startServiceHarness(
   const stores = createEmbeddedStoreProvider({ dataDir: join(dir, "documents") });
   const bus = await createEmbeddedBus({ dataDir: join(dir, "events") });
   const logger = createLogger("silent", "test");
-  const edgeSecret = `edge-${randomUUID()}`;
-  const peerSecret = `peer-${randomUUID()}`;
+  const edgeCredential = `edge-${randomUUID()}`;
+  const peerCredential = `peer-${randomUUID()}`;
   const transport: Transport = withCredential(
     createLazyTransport(() => host.transport),
     peerCredentialHeader,
-    peerSecret,
+    peerCredential,
   );
   const context: ServiceContext = {
     logger,
@@ -87,7 +90,12 @@ export async function startServiceHarness(
     routes: [module, ...peers],
     logger,
     maxBodyBytes: 1 << 20,
-    trust: createRequestTrust({ edgeSecretSha256: sha256(edgeSecret), peerSecretSha256: sha256(peerSecret) }),
+    // One destination for the module and its peers alike, called by the edge and by a peer
+    // named after the harness.
+    trust: createDestinationTrust([...module.services, ...peers.flatMap((peer) => peer.services)], {
+      edgeCredentialSha256: sha256(edgeCredential),
+      callers: new Map([[harnessPeer, sha256(peerCredential)]]),
+    }),
     revoked,
     isReady: () => true,
   });
@@ -109,7 +117,7 @@ export async function startServiceHarness(
       return records;
     },
     client(service, caller) {
-      const identity: Record<string, string> = { [edgeCredentialHeader]: edgeSecret };
+      const identity: Record<string, string> = { [edgeCredentialHeader]: edgeCredential };
       if (caller !== undefined) {
         identity[userEmailHeader] = caller.email;
         identity[userRoleHeader] = caller.role;

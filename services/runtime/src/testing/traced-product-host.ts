@@ -7,7 +7,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { noRevokedAccounts } from "../identity/revoked-accounts.js";
-import { createRequestTrust, sha256 } from "../identity/request-trust.js";
+import { createDestinationTrust, sha256 } from "../identity/request-trust.js";
 import { createLogger, type Logger } from "../logging/logger.js";
 import { createServiceHost, type ServiceHost } from "../server/service-host.js";
 import { serverTelemetryByService } from "../telemetry/rpc-server-spans.js";
@@ -36,7 +36,10 @@ export function tracedProductHost(
     routes: [routes],
     logger: createLogger("silent", "test"),
     maxBodyBytes: 1 << 20,
-    trust: createRequestTrust({ edgeSecretSha256: sha256("edge"), peerSecretSha256: sha256("peer") }),
+    trust: createDestinationTrust([ProductService], {
+      edgeCredentialSha256: sha256("edge"),
+      callers: new Map([["order", sha256("peer")]]),
+    }),
     revoked: noRevokedAccounts,
     isReady: () => true,
     telemetry: serverTelemetryByService([{ name: "product", services: [ProductService] }], telemetry),

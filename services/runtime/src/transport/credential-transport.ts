@@ -1,9 +1,8 @@
 import type { Transport } from "@connectrpc/connect";
 
 /**
- * A transport that sends one more header on every call: how the edge presents its credential
- * and a service presents its peer credential (identity/request-trust.ts), on the network and
- * in process alike.
+ * A transport that sends one more header on every call: how a service presents its credential
+ * for one peer (identity/request-trust.ts), on the network and in process alike.
  */
 export function withCredential(transport: Transport, header: string, value: string): Transport {
   const add = (init: unknown): Headers => {
