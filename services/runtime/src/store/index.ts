@@ -3,6 +3,8 @@
  * write helpers on it.
  */
 export * from "./change-document.js";
+export * from "./document-batches.js";
+export * from "./document-migrations.js";
 export * from "./document-store.js";
 export * from "./embedded-store.js";
 export * from "./insert-once.js";
