@@ -1,6 +1,6 @@
 /**
- * What the Auth service stores, in its own database: accounts (credentials and role), login
- * attempt slots (for throttling), and documents that only carry events.
+ * What the Auth service stores, in its own database: accounts (credentials and role), the
+ * accounts deleted, login attempt slots (for throttling), and documents that only carry events.
  */
 import type { EventCarrierDocument, OutboxCarrier } from "@commerce/runtime/events";
 import type { Role } from "@commerce/runtime/identity";
@@ -8,6 +8,7 @@ import {
   type Collection,
   type CollectionSpec,
   type DocumentStore,
+  type StoredDocument,
   type VersionedDocument,
   idClaimsSpec,
   type IdClaimDocument,
@@ -31,6 +32,22 @@ export interface AccountDocument extends OutboxCarrier {
   readonly deletedAt?: string;
 }
 
+/**
+ * An account that was deleted, kept for good: which email it held and until when, so that a
+ * document that names only the email is never given to a later account under it
+ * (email-holders.ts, ADR 0101).
+ */
+export interface FormerAccountDocument extends StoredDocument {
+  /** The deleted account's user id. */
+  readonly _id: number;
+  /** Lower-cased. */
+  readonly email: string;
+  /** As the account had it; "" when not known (learned from the revocation feed). */
+  readonly createdAt: string;
+  /** UTC wall clock, YYYY-MM-DDTHH:MM:SS: when the deletion began. */
+  readonly deletedAt: string;
+}
+
 /** One of an email's login attempt slots (login-throttle.ts): `<email>#<slot>`. */
 export interface LoginAttemptDocument extends VersionedDocument {
   readonly _id: string;
@@ -45,6 +62,7 @@ export interface AccountCollections {
   readonly accounts: Collection<AccountDocument>;
   readonly loginAttempts: Collection<LoginAttemptDocument>;
   readonly eventCarriers: Collection<EventCarrierDocument>;
+  readonly formerAccounts: Collection<FormerAccountDocument>;
   /** Every user id ever handed out (sequential-id.ts): a deleted user's id is never reused. */
   readonly accountIds: Collection<IdClaimDocument>;
 }
@@ -57,6 +75,10 @@ const loginAttemptsSpec: CollectionSpec<LoginAttemptDocument> = {
   name: "login_attempts",
   indexes: [{ fields: ["at"] }],
 };
+const formerAccountsSpec: CollectionSpec<FormerAccountDocument> = {
+  name: "former_accounts",
+  indexes: [{ fields: ["email"] }],
+};
 const eventCarriersSpec: CollectionSpec<EventCarrierDocument> = {
   name: "event_carriers",
   indexes: [{ fields: ["outboxPending"] }],
@@ -67,6 +89,7 @@ export async function openAccountCollections(store: DocumentStore): Promise<Acco
     accounts: await store.collection(accountsSpec),
     loginAttempts: await store.collection(loginAttemptsSpec),
     eventCarriers: await store.collection(eventCarriersSpec),
+    formerAccounts: await store.collection(formerAccountsSpec),
     accountIds: await store.collection(idClaimsSpec(accountsSpec.name)),
   };
 }
