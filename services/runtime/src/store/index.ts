@@ -7,6 +7,7 @@ export * from "./document-batches.js";
 export * from "./document-migrations.js";
 export * from "./document-store.js";
 export * from "./embedded-store.js";
+export * from "./field-backfill.js";
 export * from "./insert-once.js";
 export * from "./mongo-store.js";
 export * from "./sequential-id.js";
