@@ -88,7 +88,7 @@ export const deployableServices: readonly DeployableService[] = [
   {
     name: "order",
     entry: "services/order/src/main.js",
-    peers: { PRODUCT_SERVICE_URL: "product" },
+    peers: { PRODUCT_SERVICE_URL: "product", AUTH_SERVICE_URL: "auth" },
     owns: [],
     routed: true,
     kind: "service",
@@ -96,7 +96,7 @@ export const deployableServices: readonly DeployableService[] = [
   {
     name: "notification",
     entry: "services/notification/src/main.js",
-    peers: {},
+    peers: { AUTH_SERVICE_URL: "auth", ORDER_SERVICE_URL: "order" },
     owns: ["PAYMENT_CURRENCY"],
     routed: true,
     kind: "service",

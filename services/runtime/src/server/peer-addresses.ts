@@ -12,13 +12,13 @@ export const peerAddresses = declareSettings({
   },
   AUTH_SERVICE_URL: {
     whenUnset: "required",
-    meaning: "The Auth service's address, which User calls",
-    readBy: ["user"],
+    meaning: "The Auth service's address, which User, Order and Notification call",
+    readBy: ["user", "order", "notification"],
   },
   ORDER_SERVICE_URL: {
     whenUnset: "required",
-    meaning: "The Order service's address, which Product and Payment call",
-    readBy: ["product", "payment"],
+    meaning: "The Order service's address, which Product, Payment and Notification call",
+    readBy: ["product", "payment", "notification"],
   },
   PRODUCT_SERVICE_URL: {
     whenUnset: "required",
