@@ -136,7 +136,7 @@ export const deployableServices: readonly DeployableService[] = [
     // Learns from the order events into its own tables in the same ClickHouse.
     name: "recommendation",
     entry: "services/recommendation/src/main.js",
-    peers: { PRODUCT_SERVICE_URL: "product" },
+    peers: { PRODUCT_SERVICE_URL: "product", AUTH_SERVICE_URL: "auth" },
     owns: ["CLICKHOUSE_URL"],
     routed: true,
     kind: "service",

@@ -12,8 +12,8 @@ export const peerAddresses = declareSettings({
   },
   AUTH_SERVICE_URL: {
     whenUnset: "required",
-    meaning: "The Auth service's address, which User, Order and Notification call",
-    readBy: ["user", "order", "notification"],
+    meaning: "The Auth service's address, which User, Order, Notification and Recommendation call",
+    readBy: ["user", "order", "notification", "recommendation"],
   },
   ORDER_SERVICE_URL: {
     whenUnset: "required",
