@@ -6,7 +6,7 @@
  * them; the admin still reads the old order, with the old email as its customer.
  */
 import { expect } from "chai";
-import { adminLogin, login, registeredUser } from "./support/accounts.js";
+import { adminLogin, registeredAgain, registeredUser } from "./support/accounts.js";
 import { api } from "./support/api.js";
 import {
   allNotifications,
@@ -60,16 +60,7 @@ describe("An email registered again after its account's deletion", () => {
     const deleted = await api("DELETE", `/api/users/${(me.body as { id: number }).id}`, { token: admin });
     expect(deleted.status, deleted.text).to.equal(204);
 
-    const again = await api("POST", "/api/auth/register", {
-      body: {
-        fullName: "Someone Else",
-        email: first.email,
-        phoneNo: "+919999999999",
-        password: "another password",
-      },
-    });
-    expect(again.status, again.text).to.equal(201);
-    const token = await login(first.email, "another password");
+    const token = await registeredAgain(first.email);
 
     // Its own notices arrive (welcome, sign-in); none of the first account's ever does.
     await pollUntil("the new account's own two notifications", async () =>

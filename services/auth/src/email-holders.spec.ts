@@ -6,6 +6,7 @@ import type { ServiceRoutes } from "@commerce/runtime/server";
 import { migrationRecordsSpec } from "@commerce/runtime/store";
 import {
   codeOf,
+  registerAccount,
   startServiceHarness,
   testStoreBackends,
   type ServiceHarness,
@@ -13,7 +14,6 @@ import {
 } from "@commerce/runtime/testing";
 import { formatTimestamp } from "@commerce/runtime/time";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
-import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
 import { openAccountCollections } from "./account-store.js";
 import { buildAuthService } from "./auth-module.js";
@@ -64,15 +64,7 @@ for (const backend of testStoreBackends("services/auth/src/email-holders.spec.ts
       await revocationStore.close();
     });
 
-    async function register(email: string): Promise<number> {
-      await harness
-        .client(AuthService)
-        .register({ fullName: "Asha", email, phoneNo: "+919876543210", password: "pass-word-1" });
-      const { accounts } = await openAccountCollections(authStore.store);
-      const account = await accounts.findOne({ email: email.toLowerCase() });
-      if (account === undefined) throw new Error(`${email} was not registered`);
-      return account._id;
-    }
+    const register = (email: string): Promise<number> => registerAccount(harness, email);
 
     const holders = async (...queries: [string, number][]): Promise<number[]> =>
       (

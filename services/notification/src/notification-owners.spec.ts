@@ -3,11 +3,13 @@ import { expect } from "chai";
 import { setTimeout as delay } from "node:timers/promises";
 import { buildAuthService } from "@commerce/auth";
 import { buildOrderService, openOrderCollections, type OrderDocument } from "@commerce/order";
+import { storedOrder } from "@commerce/order/testing";
 import { migrationRecordsSpec, type Collection } from "@commerce/runtime/store";
 import {
   codeOf,
   composeModules,
   eventually,
+  registerAccount,
   startServiceHarness,
   testStoreBackends,
   type ServiceHarness,
@@ -15,7 +17,6 @@ import {
 } from "@commerce/runtime/testing";
 import { formatTimestamp } from "@commerce/runtime/time";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
-import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { NotificationService } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
 import { buildNotificationService } from "./notification-module.js";
 import {
@@ -29,24 +30,6 @@ const ttlSeconds = 120;
 const email = "asha@x.test";
 /** Past every former holder's tokens (JWT_TTL) and the clocks' tolerance (a minute), from now. */
 const muchLater = (): number => Date.now() + ttlSeconds * 1_000 + 3 * 60_000;
-
-/** An order as the Order service keeps it; `customerUserId` absent: its owner not known yet. */
-function order(id: string, customerUserId?: number): OrderDocument {
-  return {
-    _id: id,
-    _v: 1,
-    customerId: email,
-    ...(customerUserId === undefined ? {} : { customerUserId }),
-    status: "CREATED",
-    orderDate: formatTimestamp(new Date()),
-    placedAt: Date.now(),
-    totalMinor: 1999,
-    items: [{ productId: "prd_pen", quantity: 1, unitPriceMinor: 1999 }],
-    stockReleasePending: false,
-    outbox: [],
-    outboxPending: false,
-  };
-}
 
 /** A notification as the release before recipients by id stored it: for an email only. */
 function legacyNotice(
@@ -81,15 +64,6 @@ for (const backend of testStoreBackends("services/notification/src/notification-
     const ids = { first: 0, second: 0, admin: 0 };
     let whenFirst = 0;
 
-    async function register(running: ServiceHarness, address: string): Promise<number> {
-      await running
-        .client(AuthService)
-        .register({ fullName: "Asha", email: address, phoneNo: "+919876543210", password: "pass-word-1" });
-      const { token } = await running.client(AuthService).login({ email: address, password: "pass-word-1" });
-      return (JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as { uid: number })
-        .uid;
-    }
-
     const auth = (ctx: Parameters<typeof buildAuthService>[0]) =>
       buildAuthService({ ...ctx, store: authStore.store }, { jwtKey: key, jwtTtlSeconds: ttlSeconds });
 
@@ -101,15 +75,15 @@ for (const backend of testStoreBackends("services/notification/src/notification-
       orders = (await openOrderCollections(orderStore.store)).orders;
       // The accounts: the first holder of the email, deleted, and the later one; an admin.
       const accounts = await startServiceHarness(auth);
-      ids.first = await register(accounts, email);
+      ids.first = await registerAccount(accounts, email);
       whenFirst = Date.now();
       await accounts.peerClient(AccountService).deleteAccount({ userId: ids.first });
-      ids.second = await register(accounts, email);
-      ids.admin = await register(accounts, "root@x.test");
+      ids.second = await registerAccount(accounts, email);
+      ids.admin = await registerAccount(accounts, "root@x.test");
       await accounts.close();
       // What the Order service's own migration decided: the first account's order is nobody's.
-      await orders.insert(order("ord_first", 0));
-      await orders.insert(order("ord_second", ids.second));
+      await orders.insert(storedOrder("ord_first", email, { customerUserId: 0 }));
+      await orders.insert(storedOrder("ord_second", email, { customerUserId: ids.second }));
       const later = muchLater();
       for (const notice of [
         legacyNotice("e1", "USER_REGISTERED", "Welcome, Asha! Your account has been created.", whenFirst),
@@ -186,7 +160,7 @@ for (const backend of testStoreBackends("services/notification/src/notification-
     });
 
     it("leaves a notice about an order whose owner is not known yet for a later pass, then gives it the owner", async () => {
-      await orders.insert(order("ord_pending"));
+      await orders.insert(storedOrder("ord_pending", email));
       await notifications.insert(
         legacyNotice(
           "e7",

@@ -11,6 +11,7 @@
  * order and not by their time.
  */
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import { emailHoldersOf } from "@commerce/runtime/identity";
 import { patientPeerCall } from "@commerce/runtime/resilience";
 import { changeDocument, unchanged, type Collection, type FieldBackfill } from "@commerce/runtime/store";
 import type { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
@@ -49,17 +50,12 @@ export function notificationOwners(
   }
 
   /** The holder of each email when its notice's event happened. */
-  async function holders(notices: readonly NotificationDocument[], signal: AbortSignal): Promise<number[]> {
-    if (notices.length === 0) return [];
+  function holders(notices: readonly NotificationDocument[], signal: AbortSignal): Promise<number[]> {
     const queries = notices.map((notice) => {
       const at = Date.parse(notice.occurredAt);
-      return { email: notice.userEmail, atMs: BigInt(Number.isNaN(at) ? 0 : at) };
+      return { email: notice.userEmail, atMs: Number.isNaN(at) ? 0 : at };
     });
-    const { userIds } = await patientPeerCall(
-      (callSignal) => deps.accounts.findEmailHolders({ queries }, optionsOf(callSignal)),
-      { signal },
-    );
-    return notices.map((_, i) => userIds[i] ?? 0);
+    return emailHoldersOf(deps.accounts, queries, signal);
   }
 
   return {

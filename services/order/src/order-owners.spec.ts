@@ -6,17 +6,17 @@ import {
   codeOf,
   composeModules,
   eventually,
+  registerAccount,
   startServiceHarness,
   testStoreBackends,
   type ServiceHarness,
   type TestStore,
 } from "@commerce/runtime/testing";
-import { formatTimestamp } from "@commerce/runtime/time";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
-import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { OrderService } from "@commerce/runtime/gen/commerce/order/v1/order_pb.js";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { buildOrderService } from "./order-module.js";
+import { storedOrder } from "./testing/stored-order.js";
 import { openOrderCollections, type OrderDocument } from "./order-store.js";
 
 const key = new TextEncoder().encode("o".repeat(64));
@@ -24,23 +24,6 @@ const ttlSeconds = 120;
 const admin = { userId: 500, email: "root@x.test", role: "ADMIN" as const };
 /** Past every former holder's tokens (JWT_TTL) and the clocks' tolerance (a minute), from now. */
 const muchLater = (): number => Date.now() + ttlSeconds * 1_000 + 3 * 60_000;
-
-/** An order as the release before owners by id wrote it: its owner named by email only. */
-function legacyOrder(id: string, email: string, placedAt: number, status = "CREATED"): OrderDocument {
-  return {
-    _id: id,
-    _v: 1,
-    customerId: email,
-    status: status as OrderDocument["status"],
-    orderDate: formatTimestamp(new Date(placedAt)),
-    placedAt,
-    totalMinor: 1999,
-    items: [{ productId: "prd_pen", quantity: 1, unitPriceMinor: 1999 }],
-    stockReleasePending: false,
-    outbox: [],
-    outboxPending: false,
-  };
-}
 
 for (const backend of testStoreBackends("services/order/src/order-owners.spec.ts")) {
   describe(`Order service: owners of the orders placed before owners by id (${backend.name})`, function () {
@@ -65,15 +48,6 @@ for (const backend of testStoreBackends("services/order/src/order-owners.spec.ts
         return composeModules(auth, orders);
       });
 
-    async function register(running: ServiceHarness, email: string): Promise<number> {
-      await running
-        .client(AuthService)
-        .register({ fullName: "Asha", email, phoneNo: "+919876543210", password: "pass-word-1" });
-      const { token } = await running.client(AuthService).login({ email, password: "pass-word-1" });
-      return (JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as { uid: number })
-        .uid;
-    }
-
     let orders: Collection<OrderDocument>;
 
     beforeEach(async () => {
@@ -82,17 +56,17 @@ for (const backend of testStoreBackends("services/order/src/order-owners.spec.ts
       orders = (await openOrderCollections(orderStore.store)).orders;
       // The accounts: one whose email is deleted and registered again, and another.
       const accounts = await start(false);
-      ids.first = await register(accounts, "asha@x.test");
+      ids.first = await registerAccount(accounts, "asha@x.test");
       const placedByFirst = Date.now();
       await accounts.peerClient(AccountService).deleteAccount({ userId: ids.first });
-      ids.second = await register(accounts, "asha@x.test");
-      ids.other = await register(accounts, "ravi@x.test");
+      ids.second = await registerAccount(accounts, "asha@x.test");
+      ids.other = await registerAccount(accounts, "ravi@x.test");
       await accounts.close();
       // The orders the release before wrote: by email only.
-      await orders.insert(legacyOrder("ord_first", "asha@x.test", placedByFirst));
-      await orders.insert(legacyOrder("ord_second", "asha@x.test", muchLater()));
-      await orders.insert(legacyOrder("ord_other", "ravi@x.test", Date.now()));
-      await orders.insert(legacyOrder("ord_abandoned", "ravi@x.test", Date.now(), "ABANDONED"));
+      await orders.insert(storedOrder("ord_first", "asha@x.test", { placedAt: placedByFirst }));
+      await orders.insert(storedOrder("ord_second", "asha@x.test", { placedAt: muchLater() }));
+      await orders.insert(storedOrder("ord_other", "ravi@x.test"));
+      await orders.insert(storedOrder("ord_abandoned", "ravi@x.test", { status: "ABANDONED" }));
       harness = await start(true);
     });
     afterEach(async () => {
@@ -132,14 +106,16 @@ for (const backend of testStoreBackends("services/order/src/order-owners.spec.ts
       expect(payable.customerUserId).to.equal(0);
       // The migration changed the owner and nothing else.
       expect(await orders.get("ord_other")).to.deep.equal({
-        ...legacyOrder("ord_other", "ravi@x.test", (await orders.get("ord_other"))?.placedAt ?? 0),
+        ...storedOrder("ord_other", "ravi@x.test", {
+          placedAt: (await orders.get("ord_other"))?.placedAt ?? 0,
+        }),
         _v: 2,
         customerUserId: ids.other,
       });
     });
 
     it("gives an owner, by a later pass, to an order an older replica wrote after the migration", async () => {
-      await orders.insert(legacyOrder("ord_straggler", "ravi@x.test", Date.now()));
+      await orders.insert(storedOrder("ord_straggler", "ravi@x.test"));
       await eventually(
         async () => ((await ownerOf("ord_straggler")) === ids.other ? true : undefined),
         10_000,

@@ -7,7 +7,7 @@
  */
 import type { Client } from "@connectrpc/connect";
 import type { RecordedCollection } from "@commerce/runtime/events";
-import { patientPeerCall } from "@commerce/runtime/resilience";
+import { emailHoldersOf } from "@commerce/runtime/identity";
 import { unchanged, type FieldBackfill } from "@commerce/runtime/store";
 import type { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import type { OrderDocument } from "./order-store.js";
@@ -22,23 +22,12 @@ export function orderOwners(
     field: "customerUserId",
     async decide(batch, signal) {
       const placed = batch.filter((order) => order.status !== "ABANDONED");
-      const { userIds } =
-        placed.length === 0
-          ? { userIds: [] }
-          : await patientPeerCall(
-              (callSignal) =>
-                accounts.findEmailHolders(
-                  {
-                    queries: placed.map((order) => ({
-                      email: order.customerId,
-                      atMs: BigInt(Math.floor(order.placedAt)),
-                    })),
-                  },
-                  callSignal === undefined ? {} : { signal: callSignal },
-                ),
-              { signal },
-            );
-      const owners = new Map(placed.map((order, i) => [order._id, userIds[i] ?? 0]));
+      const holders = await emailHoldersOf(
+        accounts,
+        placed.map((order) => ({ email: order.customerId, atMs: order.placedAt })),
+        signal,
+      );
+      const owners = new Map(placed.map((order, i) => [order._id, holders[i] ?? 0]));
       return batch.map((order) => owners.get(order._id) ?? 0);
     },
     async write(order, customerUserId, signal) {

@@ -2,6 +2,7 @@ import { Code } from "@connectrpc/connect";
 import { expect } from "chai";
 import { setTimeout as delay } from "node:timers/promises";
 import { buildOrderService, openOrderCollections, type OrderDocument } from "@commerce/order";
+import { storedOrder } from "@commerce/order/testing";
 import { migrationRecordsSpec, type Collection } from "@commerce/runtime/store";
 import {
   codeOf,
@@ -28,24 +29,6 @@ const settings: PaymentSettings = {
 const email = "asha@x.test";
 /** The account that registered the email after the first one (user id 11) was deleted. */
 const later = { userId: 21, email, role: "CUSTOMER" as const };
-
-/** An order as the Order service keeps it; `customerUserId` absent: its owner not known yet. */
-function order(id: string, customerUserId?: number): OrderDocument {
-  return {
-    _id: id,
-    _v: 1,
-    customerId: email,
-    ...(customerUserId === undefined ? {} : { customerUserId }),
-    status: "CREATED",
-    orderDate: "2026-01-02T03:04:05",
-    placedAt: Date.parse("2026-01-02T03:04:05Z"),
-    totalMinor: 1999,
-    items: [{ productId: "prd_pen", quantity: 1, unitPriceMinor: 1999 }],
-    stockReleasePending: false,
-    outbox: [],
-    outboxPending: false,
-  };
-}
 
 /** A payment as the release before owners by id wrote it: its owner named by email only. */
 function legacyPayment(orderId: string): PaymentDocument {
@@ -90,8 +73,8 @@ for (const backend of testStoreBackends("services/payment/src/payment-owners.spe
       orders = (await openOrderCollections(orderStore.store)).orders;
       payments = (await openPaymentCollections(paymentStore.store)).payments;
       // The first account's order is nobody's now (the Order service's own migration); the later one's is its.
-      await orders.insert(order("ord_first00000000000000", 0));
-      await orders.insert(order("ord_second0000000000000", later.userId));
+      await orders.insert(storedOrder("ord_first00000000000000", email, { customerUserId: 0 }));
+      await orders.insert(storedOrder("ord_second0000000000000", email, { customerUserId: later.userId }));
       for (const orderId of [
         "ord_first00000000000000",
         "ord_second0000000000000",
@@ -148,7 +131,7 @@ for (const backend of testStoreBackends("services/payment/src/payment-owners.spe
     });
 
     it("waits while the Order service does not know an order's owner: no payment is opened for it, and its payment is given the owner once known", async () => {
-      await orders.insert(order("ord_pending000000000000"));
+      await orders.insert(storedOrder("ord_pending000000000000", email));
       await writeLegacyPayment("ord_pending000000000000");
       expect(
         await codeOf(

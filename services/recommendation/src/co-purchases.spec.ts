@@ -13,9 +13,9 @@ import {
   statusUpdated,
   testUserId,
 } from "./testing/purchase-events.js";
+import { storedPurchases } from "./testing/stored-purchases.js";
 import { createRankingsReplica, type RankingsReplica } from "./rankings-replica.js";
 import { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
-import { decodeRanked, purchasesList } from "./rankings.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
 
 /** `record`, as if it had happened at `time` (RFC 3339). */
@@ -164,7 +164,7 @@ describe("co-purchase recommendations", () => {
         await handle([at(placed("o3", "ann@x.test", ["c"], later), "2026-11-20T12:00:06.000Z")]);
         await handle([at(placed("o4", "ben@x.test", ["c", "d"]), "2026-11-20T12:00:07.000Z")]);
         expect(await reads.forCustomer(String(later), 1)).to.deep.equal(["d"]);
-        const bought = await storedPurchases();
+        const bought = await storedPurchases(store);
         expect(bought[String(later)]).to.equal(JSON.stringify([["c", 1]]));
         // The first account's purchases since its deletion stay its own.
         expect(bought[String(first)]).to.equal(JSON.stringify([["e", 1]]));
@@ -181,19 +181,6 @@ describe("co-purchase recommendations", () => {
         expect(await reads.alsoBought("a", 1)).to.deep.equal(["c"]);
       });
 
-      /** Each customer's stored purchases with their counts, by id; none for a customer with none. */
-      async function storedPurchases(): Promise<Record<string, string>> {
-        const rows = await store.query<{ subject: string; ranked: string }>(
-          sql`SELECT subject, argMax(ranked, version) AS ranked FROM recommendation_rankings
-            WHERE list = ${purchasesList} GROUP BY subject`,
-        );
-        return Object.fromEntries(
-          rows
-            .map((row) => [row.subject, JSON.stringify([...decodeRanked(row.ranked)].sort())] as const)
-            .filter(([, ranked]) => ranked !== "[]"),
-        );
-      }
-
       it("fills every customer's purchases on upgrade from the first schema as the batches write them", async () => {
         await script();
         await handle([
@@ -203,7 +190,7 @@ describe("co-purchase recommendations", () => {
           at(placed("o9", "jon@x.test", ["b"]), "2026-11-20T10:00:00.000Z"),
           at(accountDeleted("jon@x.test"), "2026-11-20T12:00:00.000Z"),
         ]);
-        const written = await storedPurchases();
+        const written = await storedPurchases(store);
         expect(written).to.deep.include({
           [customerOf("ann@x.test")]: JSON.stringify([
             ["a", 1],
@@ -219,7 +206,7 @@ describe("co-purchase recommendations", () => {
         await store.command(sql`TRUNCATE TABLE recommendation_rankings`);
         const upgrade = recommendationMigrations.find((migration) => migration.version === 2);
         for (const statement of upgrade?.statements ?? []) await store.command(statement);
-        expect(await storedPurchases()).to.deep.equal(written);
+        expect(await storedPurchases(store)).to.deep.equal(written);
       });
     });
   }

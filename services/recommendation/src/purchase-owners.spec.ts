@@ -3,14 +3,14 @@ import { buildAuthService } from "@commerce/auth";
 import { migrateAnalyticsStore, sql, type AnalyticsStore } from "@commerce/runtime/analytics";
 import {
   analyticsStoreBackends,
+  registerAccount,
   startServiceHarness,
   type ServiceHarness,
   type TestAnalyticsStore,
 } from "@commerce/runtime/testing";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
-import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { purchaseOwnersMigration } from "./purchase-owners.js";
-import { decodeRanked, purchasesList } from "./rankings.js";
+import { storedPurchases } from "./testing/stored-purchases.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
 
 const ttlSeconds = 120;
@@ -24,15 +24,6 @@ describe("Recommendation service: purchases recorded by email, keyed again by ac
       let store: AnalyticsStore;
       let auth: ServiceHarness;
       const ids = { first: 0, later: 0, ben: 0 };
-
-      async function register(email: string): Promise<number> {
-        await auth
-          .client(AuthService)
-          .register({ fullName: "Asha", email, phoneNo: "+919876543210", password: "pass-word-1" });
-        const { token } = await auth.client(AuthService).login({ email, password: "pass-word-1" });
-        return (JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as { uid: number })
-          .uid;
-      }
 
       /** An order's lines as the release before customers by account wrote them: keyed by email. */
       async function writeByEmail(
@@ -58,18 +49,6 @@ describe("Recommendation service: purchases recorded by email, keyed again by ac
         );
       }
 
-      async function storedPurchases(): Promise<Record<string, string>> {
-        const rows = await store.query<{ subject: string; ranked: string }>(
-          sql`SELECT subject, argMax(ranked, version) AS ranked FROM recommendation_rankings
-            WHERE list = ${purchasesList} GROUP BY subject`,
-        );
-        return Object.fromEntries(
-          rows
-            .map((row) => [row.subject, JSON.stringify([...decodeRanked(row.ranked)].sort())] as const)
-            .filter(([, ranked]) => ranked !== "[]"),
-        );
-      }
-
       beforeEach(async () => {
         subject = await backend.open();
         store = subject.store;
@@ -77,11 +56,11 @@ describe("Recommendation service: purchases recorded by email, keyed again by ac
         auth = await startServiceHarness((ctx) =>
           buildAuthService(ctx, { jwtKey: key, jwtTtlSeconds: ttlSeconds }),
         );
-        ids.first = await register("ann@x.test");
+        ids.first = await registerAccount(auth, "ann@x.test");
         const whenFirst = new Date();
         await auth.peerClient(AccountService).deleteAccount({ userId: ids.first });
-        ids.later = await register("ann@x.test");
-        ids.ben = await register("ben@x.test");
+        ids.later = await registerAccount(auth, "ann@x.test");
+        ids.ben = await registerAccount(auth, "ben@x.test");
         const muchLater = new Date(Date.now() + ttlSeconds * 1_000 + 3 * 60_000);
         await writeByEmail("ann@x.test", "o1", ["a", "b"], whenFirst);
         await writeByEmail("ann@x.test", "o2", ["c"], muchLater);
@@ -99,14 +78,14 @@ describe("Recommendation service: purchases recorded by email, keyed again by ac
         const migration = purchaseOwnersMigration(store, auth.peerClient(AccountService));
         const signal = new AbortController().signal;
         await migration.run(signal);
-        const afterOnce = await storedPurchases();
+        const afterOnce = await storedPurchases(store);
         expect(afterOnce).to.deep.equal({
           [String(ids.later)]: JSON.stringify([["c", 1]]),
           [String(ids.ben)]: JSON.stringify([["d", 1]]),
         });
         // Run again (a holder killed half-way, say): the same rows, the same lists.
         await migration.run(signal);
-        expect(await storedPurchases()).to.deep.equal(afterOnce);
+        expect(await storedPurchases(store)).to.deep.equal(afterOnce);
         const [lines] = await store.query<{ rows: string }>(
           sql`SELECT count() AS rows FROM recommendation_order_lines FINAL WHERE customer = ${String(ids.ben)}`,
         );

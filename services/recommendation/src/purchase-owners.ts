@@ -12,15 +12,14 @@
  */
 import type { Client } from "@connectrpc/connect";
 import { type AnalyticsRow, type AnalyticsStore, sql, sqlList } from "@commerce/runtime/analytics";
-import { patientPeerCall } from "@commerce/runtime/resilience";
+import { emailHoldersOf } from "@commerce/runtime/identity";
 import type { DocumentMigration } from "@commerce/runtime/store";
 import type { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { customerKey } from "./purchase-facts.js";
 import { listPurchases } from "./ranking-refresh.js";
 
-/** Emails per batch; their orders are asked about 500 at a time (the RPC's bound). */
+/** Emails per batch. */
 const emailsPerBatch = 200;
-const queriesPerCall = 500;
 
 type Line = {
   readonly customer: string;
@@ -41,22 +40,8 @@ export function purchaseOwnersMigration(
     for (const line of lines) {
       orders.set(`${line.customer}\n${line.order_id}`, { email: line.customer, atMs: line.placed * 1_000 });
     }
-    const keys = [...orders.keys()];
-    const owners = new Map<string, number>();
-    for (let start = 0; start < keys.length; start += queriesPerCall) {
-      const some = keys.slice(start, start + queriesPerCall);
-      const queries = some.map((key) => {
-        const order = orders.get(key) ?? { email: "", atMs: 0 };
-        return { email: order.email, atMs: BigInt(order.atMs) };
-      });
-      const { userIds } = await patientPeerCall(
-        (callSignal) =>
-          accounts.findEmailHolders({ queries }, callSignal === undefined ? {} : { signal: callSignal }),
-        { signal },
-      );
-      some.forEach((key, i) => owners.set(key, userIds[i] ?? 0));
-    }
-    return owners;
+    const holders = await emailHoldersOf(accounts, [...orders.values()], signal);
+    return new Map([...orders.keys()].map((key, i) => [key, holders[i] ?? 0]));
   }
 
   return {

@@ -4,13 +4,13 @@ import { migrationRecordsSpec } from "@commerce/runtime/store";
 import {
   composeModules,
   eventually,
+  registerAccount,
   startServiceHarness,
   testStoreBackends,
   type ServiceHarness,
   type TestStore,
 } from "@commerce/runtime/testing";
 import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
-import { AuthService } from "@commerce/runtime/gen/commerce/auth/v1/auth_pb.js";
 import { UserService } from "@commerce/runtime/gen/commerce/user/v1/user_pb.js";
 import { openProfileCollections, type AddressDocument } from "./profile-store.js";
 import { buildUserService } from "./user-module.js";
@@ -44,23 +44,14 @@ for (const backend of testStoreBackends("services/user/src/address-owners.spec.t
         );
       });
 
-    async function register(running: ServiceHarness, email: string): Promise<number> {
-      await running
-        .client(AuthService)
-        .register({ fullName: "Asha", email, phoneNo: "+919876543210", password: "pass-word-1" });
-      const { token } = await running.client(AuthService).login({ email, password: "pass-word-1" });
-      return (JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString()) as { uid: number })
-        .uid;
-    }
-
     beforeEach(async () => {
       authStore = await backend.open();
       userStore = await backend.open();
       const accounts = await start(false);
-      const first = await register(accounts, "reused@x.test");
+      const first = await registerAccount(accounts, "reused@x.test");
       await accounts.peerClient(AccountService).deleteAccount({ userId: first });
-      ids.reused = await register(accounts, "reused@x.test");
-      ids.only = await register(accounts, "only@x.test");
+      ids.reused = await registerAccount(accounts, "reused@x.test");
+      ids.only = await registerAccount(accounts, "only@x.test");
       await accounts.close();
       const { addresses, profiles } = await openProfileCollections(userStore.store);
       for (const [userId, email] of [

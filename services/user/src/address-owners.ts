@@ -6,7 +6,7 @@
  * raced by an address added meanwhile cannot be told from the later account's own.
  */
 import type { Client } from "@connectrpc/connect";
-import { patientPeerCall } from "@commerce/runtime/resilience";
+import { emailHoldersOf } from "@commerce/runtime/identity";
 import { changeDocument, unchanged, type Collection, type FieldBackfill } from "@commerce/runtime/store";
 import type { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import type { AddressDocument } from "./profile-store.js";
@@ -19,17 +19,12 @@ export function addressOwners(
     description: "the owner's user id of every address added before owners were kept by id",
     collection: addresses,
     field: "ownerId",
-    async decide(batch, signal) {
-      const { userIds } = await patientPeerCall(
-        (callSignal) =>
-          accounts.findEmailHolders(
-            { queries: batch.map((address) => ({ email: address.owner, atMs: 0n })) },
-            callSignal === undefined ? {} : { signal: callSignal },
-          ),
-        { signal },
-      );
-      return batch.map((_, i) => userIds[i] ?? 0);
-    },
+    decide: (batch, signal) =>
+      emailHoldersOf(
+        accounts,
+        batch.map((address) => ({ email: address.owner, atMs: 0 })),
+        signal,
+      ),
     async write(address, ownerId, signal) {
       await changeDocument(
         addresses,

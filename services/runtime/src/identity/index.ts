@@ -5,3 +5,4 @@ export * from "./caller.js";
 export * from "./request-trust.js";
 export * from "./revoked-accounts.js";
 export * from "./trust-settings.js";
+export * from "./email-holders-client.js";
