@@ -110,8 +110,10 @@ describe("Recommendation service redelivered (its own process, Kafka, ClickHouse
       entry: "services/recommendation/src/main.ts",
       env: {
         ...rig!.processEnv("recommendation", database),
-        // Never called: the test reads the store, not the endpoints that fill in products.
+        // Never called: the test reads the store, not the endpoints that fill in products, and
+        // a fresh store holds no purchases recorded by email for its migration to ask Auth about.
         PRODUCT_SERVICE_URL: "http://127.0.0.1:9",
+        AUTH_SERVICE_URL: "http://127.0.0.1:9",
       },
     });
 
