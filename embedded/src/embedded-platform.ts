@@ -138,8 +138,12 @@ export async function startPlatform({
       telemetry: telemetry.forService(name),
     };
   };
+  // The one host of this process refuses deleted accounts' tokens for every service in it; what
+  // it learned lives in a database of the platform's own, which the Auth service also reads
+  // (the deletions it kept no record of itself: auth-migrations.ts).
+  const revocations = await stores.open("commerce_platform");
   const modules: ServiceModule[] = [
-    await buildAuthService(await contextFor("auth"), config.auth),
+    await buildAuthService(await contextFor("auth"), { ...config.auth, revocations }),
     await buildUserService(await contextFor("user")),
     await buildProductService(await contextFor("product"), config.product),
     await buildOrderService(await contextFor("order")),
@@ -149,10 +153,8 @@ export async function startPlatform({
     await buildAnalyticsService(await contextFor("analytics"), { store: analyticsStore }),
     await buildRecommendationService(await contextFor("recommendation"), { store: analyticsStore }),
   ];
-  // The one host of this process refuses deleted accounts' tokens for every service in it; what
-  // it learned lives in a database of the platform's own.
   const revoked = await createRevocationFeed({
-    store: await stores.open("commerce_platform"),
+    store: revocations,
     bus,
     group: "platform-revocations",
     logger,

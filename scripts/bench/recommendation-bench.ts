@@ -45,7 +45,7 @@ import {
   recommendationMigrations,
   recommendationVersionTable,
 } from "@commerce/recommendation";
-import { listed, placed, statusUpdated } from "@commerce/recommendation/testing";
+import { customerOf, listed, placed, statusUpdated } from "@commerce/recommendation/testing";
 import { startClickHouse } from "../infra/clickhouse.js";
 import { percentile } from "./load.js";
 import { between, seededRandom, type Random } from "./seeded-random.js";
@@ -124,7 +124,7 @@ async function loadReads(
           await reads.alsoBought(productId(skewedProduct(random, options.products)), 4);
           latencies.alsoBought.push(performance.now() - started);
         } else {
-          await reads.forCustomer(customerEmail(between(random, 0, customers - 1)), 4);
+          await reads.forCustomer(customerOf(customerEmail(between(random, 0, customers - 1))), 4);
           latencies.forCustomer.push(performance.now() - started);
         }
       }

@@ -89,7 +89,7 @@ export const deployableServices: readonly DeployableService[] = [
   {
     name: "order",
     entry: "services/order/src/main.js",
-    peers: { PRODUCT_SERVICE_URL: "product" },
+    peers: { PRODUCT_SERVICE_URL: "product", AUTH_SERVICE_URL: "auth" },
     owns: [],
     routed: true,
     kind: "service",
@@ -97,7 +97,7 @@ export const deployableServices: readonly DeployableService[] = [
   {
     name: "notification",
     entry: "services/notification/src/main.js",
-    peers: {},
+    peers: { AUTH_SERVICE_URL: "auth", ORDER_SERVICE_URL: "order" },
     owns: ["PAYMENT_CURRENCY"],
     routed: true,
     kind: "service",
@@ -138,7 +138,7 @@ export const deployableServices: readonly DeployableService[] = [
     // Learns from the order events into its own tables in the same ClickHouse.
     name: "recommendation",
     entry: "services/recommendation/src/main.js",
-    peers: { PRODUCT_SERVICE_URL: "product" },
+    peers: { PRODUCT_SERVICE_URL: "product", AUTH_SERVICE_URL: "auth" },
     owns: ["CLICKHOUSE_URL"],
     routed: true,
     kind: "service",

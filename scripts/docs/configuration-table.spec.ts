@@ -83,7 +83,7 @@ describe("docs/configuration.md's table of settings", () => {
     );
     expect(table).to.include("| `CORS_MAX_AGE` | `10m` | embedded, Envoy | How long a browser");
     expect(table).to.include(
-      "| `ORDER_SERVICE_URL` | required | product, payment | The Order service's address",
+      "| `ORDER_SERVICE_URL` | required | product, payment, notification | The Order service's address",
     );
     expect(table.split("\n")).to.have.length(settingsCatalog.length + 2);
   });

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { adminLogin, login, registeredUser, type TestUser } from "./support/accounts.js";
+import { adminLogin, registeredAgain, registeredUser, type TestUser } from "./support/accounts.js";
 import { api } from "./support/api.js";
 import { createdProduct } from "./support/catalog.js";
 import { pollUntil } from "./support/polling.js";
@@ -73,20 +73,7 @@ describe("Deleting a user revokes their tokens", () => {
     await deleteUser(await userIdOf(first));
 
     // At once, before any event could have arrived anywhere: the new person registers.
-    const again = await api("POST", "/api/auth/register", {
-      body: {
-        fullName: "Someone Else",
-        email: first.email,
-        phoneNo: "+919999999999",
-        password: "another password",
-      },
-    });
-    expect(again.status, again.text).to.equal(201);
-    const second = {
-      ...first,
-      fullName: "Someone Else",
-      token: await login(first.email, "another password"),
-    };
+    const second = { ...first, fullName: "Someone Else", token: await registeredAgain(first.email) };
     const secondAddress = await api("POST", "/api/users/addresses", {
       token: second.token,
       body: { street: "2 New Road", city: "Kochi", state: "KL", pincode: "682001" },

@@ -26,7 +26,7 @@ import {
   recommendationMigrations,
   recommendationVersionTable,
 } from "@commerce/recommendation";
-import { delisted, listed, placed, statusUpdated } from "@commerce/recommendation/testing";
+import { customerOf, delisted, listed, placed, statusUpdated } from "@commerce/recommendation/testing";
 import {
   type AnalyticsStore,
   createClickHouseAnalyticsStore,
@@ -84,7 +84,8 @@ async function answers(store: AnalyticsStore): Promise<Record<string, string[]>>
   const reads = createRecommendationReads(rankings);
   const all: Record<string, string[]> = {};
   for (const product of products) all[`also ${product}`] = await reads.alsoBought(product, 20);
-  for (const customer of customers) all[`for ${customer}`] = await reads.forCustomer(customer, 20);
+  for (const customer of customers)
+    all[`for ${customer}`] = await reads.forCustomer(customerOf(customer), 20);
   const counts = await store.query<{ product_id: string; other_id: string; orders: string }>(
     sql`SELECT product_id, other_id, argMax(orders, version) AS orders FROM recommendation_pair_counts
       GROUP BY product_id, other_id ORDER BY product_id, other_id`,
@@ -109,8 +110,10 @@ describe("Recommendation service redelivered (its own process, Kafka, ClickHouse
       entry: "services/recommendation/src/main.ts",
       env: {
         ...rig!.processEnv("recommendation", database, "recommendation"),
-        // Never called: the test reads the store, not the endpoints that fill in products.
+        // Never called: the test reads the store, not the endpoints that fill in products, and
+        // a fresh store holds no purchases recorded by email for its migration to ask Auth about.
         PRODUCT_SERVICE_URL: "http://127.0.0.1:9",
+        AUTH_SERVICE_URL: "http://127.0.0.1:9",
       },
     });
 

@@ -217,7 +217,7 @@ describe("Service ports: internal methods answer only peer services", () => {
         Code.Unauthenticated,
       );
       expect(
-        await codeOf(forCustomers.getCustomerRecommendations({ email: admin.email }, { headers })),
+        await codeOf(forCustomers.getCustomerRecommendations({ userId: admin.userId }, { headers })),
         what,
       ).to.equal(Code.Unauthenticated);
     }
@@ -225,7 +225,7 @@ describe("Service ports: internal methods answer only peer services", () => {
     for (const call of peerCalls) {
       const { headers } = asPeer(call.caller, call.callee);
       expect(
-        await codeOf(forCustomers.getCustomerRecommendations({ email: admin.email }, { headers })),
+        await codeOf(forCustomers.getCustomerRecommendations({ userId: admin.userId }, { headers })),
         `${call.caller} -> ${call.callee}`,
       ).to.equal(Code.Unauthenticated);
     }
@@ -337,7 +337,7 @@ const internalProbes: readonly {
     service: "recommendation",
     call: (headers) =>
       serviceClient("recommendation", CustomerRecommendationService).getCustomerRecommendations(
-        { email: admin.email },
+        { userId: admin.userId },
         { headers },
       ),
     // No peer calls it: nothing admits a call.

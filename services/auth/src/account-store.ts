@@ -1,7 +1,7 @@
 /**
- * What the Auth service stores, in its own database: accounts (credentials and role), the login
- * throttle's buckets and the addresses each account logged in from, and documents that only
- * carry events.
+ * What the Auth service stores, in its own database: accounts (credentials and role), the
+ * accounts deleted, the login throttle's buckets and the addresses each account logged in from,
+ * and documents that only carry events.
  */
 import type { EventCarrierDocument, OutboxCarrier } from "@commerce/runtime/events";
 import type { Role } from "@commerce/runtime/identity";
@@ -34,6 +34,22 @@ export interface AccountDocument extends OutboxCarrier {
 }
 
 /**
+ * An account that was deleted, kept for good: which email it held and until when, so that a
+ * document that names only the email is never given to a later account under it
+ * (email-holders.ts, ADR 0101).
+ */
+export interface FormerAccountDocument extends StoredDocument {
+  /** The deleted account's user id. */
+  readonly _id: number;
+  /** Lower-cased. */
+  readonly email: string;
+  /** As the account had it; "" when not known (learned from the revocation feed). */
+  readonly createdAt: string;
+  /** UTC wall clock, YYYY-MM-DDTHH:MM:SS: when the deletion began. */
+  readonly deletedAt: string;
+}
+
+/**
  * One bucket of the login throttle (login-throttle.ts, throttle-rule.ts): `pair <email>
  * <address>`, `address <address>` or `account <email>`.
  */
@@ -63,6 +79,7 @@ export interface AccountCollections {
   /** The attempt slots of the former throttle (ADR 0030): only swept away. */
   readonly formerLoginAttempts: Collection<StoredDocument>;
   readonly eventCarriers: Collection<EventCarrierDocument>;
+  readonly formerAccounts: Collection<FormerAccountDocument>;
   /** Every user id ever handed out (sequential-id.ts): a deleted user's id is never reused. */
   readonly accountIds: Collection<IdClaimDocument>;
 }
@@ -80,6 +97,10 @@ const knownAddressesSpec: CollectionSpec<KnownAddressDocument> = {
   indexes: [{ fields: ["expiresAt"] }],
 };
 const formerLoginAttemptsSpec: CollectionSpec<StoredDocument> = { name: "login_attempts" };
+const formerAccountsSpec: CollectionSpec<FormerAccountDocument> = {
+  name: "former_accounts",
+  indexes: [{ fields: ["email"] }],
+};
 const eventCarriersSpec: CollectionSpec<EventCarrierDocument> = {
   name: "event_carriers",
   indexes: [{ fields: ["outboxPending"] }],
@@ -92,6 +113,7 @@ export async function openAccountCollections(store: DocumentStore): Promise<Acco
     knownAddresses: await store.collection(knownAddressesSpec),
     formerLoginAttempts: await store.collection(formerLoginAttemptsSpec),
     eventCarriers: await store.collection(eventCarriersSpec),
+    formerAccounts: await store.collection(formerAccountsSpec),
     accountIds: await store.collection(idClaimsSpec(accountsSpec.name)),
   };
 }

@@ -22,7 +22,7 @@ import {
   UserRoleChangedSchema,
 } from "@commerce/runtime/gen/commerce/events/v1/auth_events_pb.js";
 import type { DirectoryService } from "@commerce/runtime/gen/commerce/user/v1/directory_pb.js";
-import type { AccountDocument } from "./account-store.js";
+import type { AccountDocument, FormerAccountDocument } from "./account-store.js";
 import { keepingTrace } from "@commerce/runtime/telemetry";
 import type { LoginClaim, LoginThrottle } from "./login-throttle.js";
 import type { PasswordHasher } from "./password-hasher.js";
@@ -33,6 +33,8 @@ export interface AccountsDeps {
   readonly accounts: RecordedCollection<AccountDocument>;
   /** Every user id ever handed out: ids are never reused. */
   readonly accountIds: Collection<IdClaimDocument>;
+  /** The accounts deleted, each kept with its email for good. */
+  readonly formerAccounts: Collection<FormerAccountDocument>;
   /** Records USER_LOGIN, which changes no state, in a document of its own. */
   readonly outbox: Pick<ServiceOutbox, "record">;
   readonly hasher: PasswordHasher;
@@ -248,7 +250,8 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       // account is first marked deleted with the event in the same write (from then on it
       // cannot log in, and its tokens are revoked wherever the event arrives); then the document
       // goes, its pending events handed to a carrier first (RecordedCollection.delete). A crash
-      // in between leaves a marked account that a repeated deletion finishes.
+      // in between leaves a marked account that a repeated deletion finishes. Between the two,
+      // the account is kept as a former account of its email.
       const deletedAt = formatTimestamp(deps.clock());
       const marked = await accounts.change(
         userId,
@@ -268,6 +271,16 @@ export function createAccounts(deps: AccountsDeps): Accounts {
         signal,
       );
       if (marked === undefined) return false;
+      // Kept before the account goes, so that its email's history never misses it (ADR 0101).
+      const { _id, email, createdAt } = marked.doc;
+      try {
+        await deps.formerAccounts.insert(
+          { _id, email, createdAt, deletedAt: marked.doc.deletedAt ?? deletedAt },
+          signal,
+        );
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error; // a repeated deletion
+      }
       await accounts.delete(userId, signal);
       return true;
     },

@@ -2,7 +2,7 @@
  * Who the admins are, as far as auth events tell: USER_REGISTERED with role ADMIN and
  * USER_ROLE_CHANGED to ADMIN make an account an admin, USER_ROLE_CHANGED to another role stops
  * it, and USER_DELETED removes it for good. Catalog notices (a new product, a product out of
- * stock) go to the emails of the admins listed here.
+ * stock) go to the admins listed here, by user id.
  *
  * Kept per account (user id), in this service's own database (database per service): events of
  * one account arrive in order, but those of a deleted account and of a new account that took its
@@ -20,10 +20,20 @@ export interface AdminRoster {
   demote(userId: number, email: string, signal?: AbortSignal): Promise<void>;
   /** Account `userId` was deleted: never an admin again. */
   remove(userId: number, email: string, signal?: AbortSignal): Promise<void>;
-  /** Every admin's email, each once, sorted. */
-  emails(signal?: AbortSignal): Promise<string[]>;
+  /**
+   * Every admin, by email order, one per email: the latest account of it (the highest id). Two
+   * entries share an email only while a deleted admin's USER_DELETED has not arrived after its
+   * email's new account was made an admin, and ids grow with each account.
+   */
+  admins(signal?: AbortSignal): Promise<Admin[]>;
   /** Takes over the admins of the earlier roster (keyed by email), once per start; idempotent. */
   carryOver(legacy: Collection<LegacyAdminDocument>): Promise<void>;
+}
+
+/** An admin account: its user id, and its email (shown). */
+export interface Admin {
+  readonly userId: number;
+  readonly email: string;
 }
 
 type Change = Pick<AdminAccountDocument, "admin" | "deleted">;
@@ -56,9 +66,16 @@ export function createAdminRoster(accounts: Collection<AdminAccountDocument>): A
     demote: (userId, email, signal) => apply(userId, email, { admin: false, deleted: false }, signal),
     remove: (userId, email, signal) => apply(userId, email, { admin: false, deleted: true }, signal),
 
-    async emails(signal) {
-      const admins = await accounts.find({ admin: true }, signal === undefined ? {} : { signal });
-      return [...new Set(admins.map((account) => account.email))].sort();
+    async admins(signal) {
+      const listed = await accounts.find({ admin: true }, signal === undefined ? {} : { signal });
+      const latest = new Map<string, Admin>();
+      for (const account of listed) {
+        const known = latest.get(account.email);
+        if (known === undefined || known.userId < account._id) {
+          latest.set(account.email, { userId: account._id, email: account.email });
+        }
+      }
+      return [...latest.values()].sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
     },
 
     async carryOver(legacy) {

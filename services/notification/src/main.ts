@@ -1,12 +1,17 @@
 /** The Notification service as its own process (ADR 0018). */
-import { runServiceProcess } from "@commerce/runtime/server";
+import { peerAddresses, runServiceProcess } from "@commerce/runtime/server";
+import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
+import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { readPaymentCurrency } from "@commerce/runtime/money";
 import { buildNotificationService } from "./notification-module.js";
 
 runServiceProcess(
   {
     name: "notification",
-    peers: [],
+    peers: [
+      { address: peerAddresses.AUTH_SERVICE_URL, services: [AccountService] },
+      { address: peerAddresses.ORDER_SERVICE_URL, services: [PayableOrderService] },
+    ],
     readSettings: (env) => ({ currency: readPaymentCurrency(env) }),
     build: (ctx, settings) => buildNotificationService(ctx, settings),
   },

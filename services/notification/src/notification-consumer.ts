@@ -19,6 +19,7 @@ export function createNotificationConsumer(
           eventId: record.id,
           eventType: record.type,
           userEmail: notice.recipient,
+          userId: notice.userId,
           message: notice.message,
           occurredAt: at,
         },

@@ -5,7 +5,7 @@
  *   USER_LOGIN             the user: a new sign-in
  *   ORDER_PLACED           the customer
  *   ORDER_STATUS_UPDATED   the customer
- *   PAYMENT_CREATED        the customer (payments carry the customer's email)
+ *   PAYMENT_CREATED        the customer (payments carry the order owner's id and email)
  *   PAYMENT_SUCCESS        the customer
  *   PAYMENT_FAILED         the customer
  *   PRODUCT_CREATED        every admin
@@ -14,8 +14,10 @@
  *   USER_DELETED           nobody (the account leaves the roster of admins)
  *   anything else          nobody
  *
- * Events without a recipient (an empty email, no admin known yet) produce no notice; that is
- * not an error, so the partition moves on. The rules also keep the two projections the texts
+ * A notice is the account's the event names by user id (ADR 0100); its email is shown. An order
+ * or payment event published before events carried the owner's id names none (0): its notice is
+ * stored for nobody, and only admins see it (ADR 0103). Events without a recipient (an empty
+ * email, no admin known yet) produce no notice; that is not an error, so the partition moves on. The rules also keep the two projections the texts
  * and recipients need: admins (from USER_REGISTERED, USER_ROLE_CHANGED and USER_DELETED) and
  * product names (from PRODUCT_CREATED).
  */
@@ -47,9 +49,27 @@ import type { ProductNames } from "./product-names.js";
 
 /** One recipient's notice about an event. */
 export interface Notice {
-  /** Lower-cased email. */
+  /** Lower-cased email, shown. */
   readonly recipient: string;
+  /** The recipient account's user id; 0: nobody's. */
+  readonly userId: number;
   readonly message: string;
+}
+
+/** The events about one order, whose notices name it in their text ("order ord_…"). */
+export const orderNoticeTypes: ReadonlySet<string> = new Set(
+  [
+    OrderPlacedSchema,
+    OrderStatusUpdatedSchema,
+    PaymentCreatedSchema,
+    PaymentSucceededSchema,
+    PaymentFailedSchema,
+  ].map((schema) => eventContract(schema).type),
+);
+
+/** The order an order or payment notice names in its text, if any. */
+export function orderNamedBy(message: string): string | undefined {
+  return /\border (ord_[A-Za-z0-9_-]+)/.exec(message)?.[1];
 }
 
 export interface NotificationRulesDeps {
@@ -91,14 +111,18 @@ export function createNotificationRules(deps: NotificationRulesDeps): Notificati
   }
 
   async function toAdmins(message: string, signal: AbortSignal): Promise<Notice[]> {
-    return (await admins.emails(signal)).map((recipient) => ({ recipient, message }));
+    return (await admins.admins(signal)).map(({ userId, email }) => ({ recipient: email, userId, message }));
   }
 
   on(UserRegisteredSchema, async (event, { signal }) => {
     const email = normalizeEmail(event.email);
     if (event.role === "ADMIN" && email !== "") await admins.promote(event.userId, email, signal);
     const name = event.fullName.trim();
-    return to(email, `Welcome${name === "" ? "" : `, ${name}`}! Your account has been created.`);
+    return to(
+      email,
+      event.userId,
+      `Welcome${name === "" ? "" : `, ${name}`}! Your account has been created.`,
+    );
   });
 
   on(UserRoleChangedSchema, async (event, { signal }) => {
@@ -116,12 +140,17 @@ export function createNotificationRules(deps: NotificationRulesDeps): Notificati
   on(UserLoginSchema, (event, { at }) =>
     to(
       event.email,
+      event.userId,
       `New sign-in to your account on ${formatDate(at)} at ${formatTimestamp(at).slice(11)} UTC.`,
     ),
   );
 
   on(OrderPlacedSchema, (event) =>
-    to(event.customerId, `Your order ${event.orderId} for ${money(event.totalAmountMinor)} has been placed.`),
+    to(
+      event.customerId,
+      event.customerUserId,
+      `Your order ${event.orderId} for ${money(event.totalAmountMinor)} has been placed.`,
+    ),
   );
 
   on(OrderStatusUpdatedSchema, (event) => {
@@ -129,24 +158,33 @@ export function createNotificationRules(deps: NotificationRulesDeps): Notificati
       event.status === "CONFIRMED" || event.status === "CANCELLED"
         ? `has been ${event.status.toLowerCase()}`
         : `is now ${event.status}`;
-    return to(event.customerId, `Your order ${event.orderId} ${change}.`);
+    return to(event.customerId, event.customerUserId, `Your order ${event.orderId} ${change}.`);
   });
 
   on(PaymentCreatedSchema, (event) =>
     to(
       event.customerId,
+      event.customerUserId,
       `Payment of ${moneyFormat(event.currency, money)(event.amountMinor)} for order ${event.orderId} has been initiated.`,
     ),
   );
 
   on(PaymentSucceededSchema, (event) =>
-    to(event.customerId, `Payment of ${money(event.amountMinor)} for order ${event.orderId} was successful.`),
+    to(
+      event.customerId,
+      event.customerUserId,
+      `Payment of ${money(event.amountMinor)} for order ${event.orderId} was successful.`,
+    ),
   );
 
   // The failure reason stays out of the text: it comes from the gateway and is not written
   // for customers.
   on(PaymentFailedSchema, (event) =>
-    to(event.customerId, `Payment of ${money(event.amountMinor)} for order ${event.orderId} failed.`),
+    to(
+      event.customerId,
+      event.customerUserId,
+      `Payment of ${money(event.amountMinor)} for order ${event.orderId} failed.`,
+    ),
   );
 
   on(ProductCreatedSchema, async (event, { signal }) => {
@@ -176,10 +214,10 @@ function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** One notice for `email`, or none when the event names nobody. */
-function to(email: string, message: string): Notice[] {
+/** One notice for account `userId` (shown as `email`), or none when the event names nobody. */
+function to(email: string, userId: number, message: string): Notice[] {
   const recipient = normalizeEmail(email);
-  return recipient === "" ? [] : [{ recipient, message }];
+  return recipient === "" ? [] : [{ recipient, userId, message }];
 }
 
 /** Formats an amount given in minor units (as events carry it). */

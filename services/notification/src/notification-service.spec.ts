@@ -30,11 +30,19 @@ import {
   type OwnedNotification,
 } from "@commerce/runtime/gen/commerce/notification/v1/notification_pb.js";
 import { buildNotificationService } from "./notification-module.js";
+import { openNotificationCollections } from "./notification-store.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
 const root = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
 const ops = { userId: 14, email: "ops@x.test", role: "ADMIN" as const };
+/** A later account that registered alice's email after hers was deleted. */
+const aliceAgain = { userId: 21, email: alice.email, role: "CUSTOMER" as const };
+
+/** The user id of the account the tests' events name by `email` (0: none known, as an event from before ids). */
+function userIdOf(email: string): number {
+  return [alice, bob, root, ops].find((caller) => caller.email === email.trim().toLowerCase())?.userId ?? 0;
+}
 
 const auth = createEventFactory("/commerce/auth");
 const orders = createEventFactory("/commerce/order");
@@ -67,12 +75,18 @@ function deleted(userId: number, email: string) {
 }
 
 /** `totalAmountMinor` in paise, as events carry money. */
-function orderPlaced(orderId: string, customerId: string, totalAmountMinor: bigint): EventRecord {
+function orderPlaced(
+  orderId: string,
+  customerId: string,
+  totalAmountMinor: bigint,
+  customerUserId = userIdOf(customerId),
+): EventRecord {
   return orders.event(
     OrderPlacedSchema,
     {
       orderId,
       customerId,
+      customerUserId,
       totalAmountMinor,
       items: [{ productId: "p-pen", quantity: 3, priceMinor: totalAmountMinor / 3n }],
       orderDate: "2026-02-03T04:05:06",
@@ -152,19 +166,27 @@ describe("Notification service", () => {
     const markers: EventRecord[] = [];
     for (const topic of new Set(records.map((r) => r.topic))) {
       sentinels += 1;
-      const marker = orderPlaced(`ord_sentinel_${sentinels}`, `sentinel${sentinels}@x.test`, 100n);
+      const marker = orderPlaced(
+        `ord_sentinel_${sentinels}`,
+        `sentinel${sentinels}@x.test`,
+        100n,
+        1_000 + sentinels,
+      );
       markers.push(topic === marker.topic ? marker : { ...marker, topic });
     }
     await harness.bus.publish(markers);
     for (const marker of markers) {
-      const email = (JSON.parse(marker.data) as { customerId: string }).customerId;
-      await notificationsOf({ userId: 99, email, role: "CUSTOMER" }, 1);
+      const { customerId: email, customerUserId: userId } = JSON.parse(marker.data) as {
+        customerId: string;
+        customerUserId: number;
+      };
+      await notificationsOf({ userId, email, role: "CUSTOMER" }, 1);
     }
   }
 
   describe("from events", () => {
     it("welcomes a new user with USER_REGISTERED, at the event's time, unread", async () => {
-      const event = at(registered(7, alice.email, "CUSTOMER"), "2026-02-03T04:05:06.789Z");
+      const event = at(registered(alice.userId, alice.email, "CUSTOMER"), "2026-02-03T04:05:06.789Z");
       await harness.bus.publish([event]);
       const [welcome] = await notificationsOf(alice, 1);
       expect(welcome).to.deep.include({
@@ -180,8 +202,8 @@ describe("Notification service", () => {
       const event = at(
         auth.event(
           UserLoginSchema,
-          { userId: 7, email: alice.email, loggedInAt: "2026-02-03T10:20:30" },
-          "7",
+          { userId: alice.userId, email: alice.email, loggedInAt: "2026-02-03T10:20:30" },
+          String(alice.userId),
         ),
         "2026-02-03T10:20:30.000Z",
       );
@@ -203,6 +225,7 @@ describe("Notification service", () => {
             {
               orderId: "ord_A1",
               customerId: alice.email,
+              customerUserId: alice.userId,
               previousStatus,
               status,
               totalAmountMinor: 5997n,
@@ -229,6 +252,7 @@ describe("Notification service", () => {
       const common = {
         orderId: "ord_P1",
         customerId: alice.email,
+        customerUserId: alice.userId,
         amountMinor: 12345650n,
         paymentId: "pay_1",
       };
@@ -268,9 +292,9 @@ describe("Notification service", () => {
 
     it("tells every admin, and nobody else, about PRODUCT_CREATED", async () => {
       await publishAndSettle(
-        registered(1, root.email, "ADMIN", "Administrator"),
-        registered(2, ops.email, "ADMIN", "Ops"),
-        registered(3, alice.email, "CUSTOMER"),
+        registered(root.userId, root.email, "ADMIN", "Administrator"),
+        registered(ops.userId, ops.email, "ADMIN", "Ops"),
+        registered(alice.userId, alice.email, "CUSTOMER"),
       );
       await publishAndSettle(productCreated("prd_1", "Blue Pen"));
       const text = 'New product "Blue Pen" (SKU ELEC-7K3M9Q2X) was added at ₹249.99 with 10 in stock.';
@@ -289,38 +313,47 @@ describe("Notification service", () => {
           .filter((n) => n.eventType === "PRODUCT_CREATED")
           .map((n) => n.message.split('"')[1])
           .sort();
+      /** As stored: a deleted account's token is refused, so it cannot list them itself. */
+      const storedProductNotices = async (userId: number) => {
+        const { notifications } = await openNotificationCollections(harness.context.store);
+        return (await notifications.find({ userId, eventType: "PRODUCT_CREATED" })).map(
+          (n) => n.message.split('"')[1],
+        );
+      };
       await publishAndSettle(
-        registered(1, root.email, "ADMIN", "Administrator"),
-        registered(2, ops.email, "CUSTOMER", "Ops"),
-        registered(3, alice.email, "CUSTOMER"),
+        registered(root.userId, root.email, "ADMIN", "Administrator"),
+        registered(ops.userId, ops.email, "CUSTOMER", "Ops"),
+        registered(alice.userId, alice.email, "CUSTOMER"),
       );
-      await publishAndSettle(roleChanged(2, ops.email, "ADMIN"), deleted(1, root.email));
+      await publishAndSettle(roleChanged(ops.userId, ops.email, "ADMIN"), deleted(root.userId, root.email));
       await publishAndSettle(productCreated("prd_1", "Blue Pen"));
       await notificationsOf(ops, 2);
       expect(await productNotices(ops)).to.deep.equal(["Blue Pen"]);
-      expect(await productNotices(root)).to.deep.equal([]);
+      expect(await storedProductNotices(root.userId)).to.deep.equal([]);
       expect(await productNotices(alice)).to.deep.equal([]);
 
       // The email registered again as a new admin account; the old account's events, however
       // late or repeated, change nothing for it. Ops is demoted.
+      const rootAgain = { userId: 40, email: root.email, role: "ADMIN" as const };
       await publishAndSettle(
-        registered(4, root.email, "ADMIN", "Administrator"),
-        roleChanged(2, ops.email, "CUSTOMER"),
+        registered(rootAgain.userId, root.email, "ADMIN", "Administrator"),
+        roleChanged(ops.userId, ops.email, "CUSTOMER"),
       );
-      await publishAndSettle(deleted(1, root.email), roleChanged(1, root.email, "ADMIN"));
+      await publishAndSettle(deleted(root.userId, root.email), roleChanged(root.userId, root.email, "ADMIN"));
       await publishAndSettle(productCreated("prd_2", "Red Pen"));
       await eventually(
-        async () => ((await productNotices(root)).length > 0 ? true : undefined),
+        async () => ((await productNotices(rootAgain)).length > 0 ? true : undefined),
         5_000,
-        "root's notice",
+        "the new admin's notice",
       );
-      expect(await productNotices(root)).to.deep.equal(["Red Pen"]);
+      expect(await productNotices(rootAgain)).to.deep.equal(["Red Pen"]);
+      expect(await storedProductNotices(root.userId)).to.deep.equal([]);
       expect(await productNotices(ops)).to.deep.equal(["Blue Pen"]);
     });
 
     it("tells every admin when a product runs out of stock, naming it, and about no other product event", async () => {
       await publishAndSettle(
-        at(registered(1, root.email, "ADMIN", "Administrator"), "2026-02-03T03:00:00.000Z"),
+        at(registered(root.userId, root.email, "ADMIN", "Administrator"), "2026-02-03T03:00:00.000Z"),
       );
       const productEvents = [
         productCreated("prd_1", "Blue Pen"),
@@ -351,7 +384,7 @@ describe("Notification service", () => {
       const placed = orderPlaced("ord_R1", alice.email, 5997n);
       await publishAndSettle(placed, placed, placed);
       await publishAndSettle(placed); // redelivered later, after other records
-      await publishAndSettle(registered(1, root.email, "ADMIN"));
+      await publishAndSettle(registered(root.userId, root.email, "ADMIN"));
       const created = productCreated("prd_1", "Blue Pen");
       await publishAndSettle(created, created);
       expect((await client(alice).listMyNotifications({})).notifications.map((n) => n.message)).to.deep.equal(
@@ -390,9 +423,54 @@ describe("Notification service", () => {
       ]);
     });
 
-    it("addresses notifications to the lower-cased email", async () => {
+    it("shows the recipient's email lower-cased", async () => {
       await harness.bus.publish([orderPlaced("ord_C1", "Alice@X.Test", 1000n)]);
       expect((await notificationsOf(alice, 1))[0]?.eventType).to.equal("ORDER_PLACED");
+      expect((await allNotifications(1)).map((n) => n.userEmail)).to.deep.equal([alice.email]);
+    });
+
+    it("tells the account the event names by id: a later account of the same email sees and marks none of it", async () => {
+      await publishAndSettle(orderPlaced("ord_O1", alice.email, 1000n));
+      const [notice] = await notificationsOf(alice, 1);
+      expect((await client(aliceAgain).listMyNotifications({})).notifications).to.deep.equal([]);
+      expect((await client(aliceAgain).listMyNotifications({ unread: true })).notifications).to.deep.equal(
+        [],
+      );
+      expect(await codeOf(client(aliceAgain).markRead({ notificationId: notice?.id ?? "" }))).to.equal(
+        Code.PermissionDenied,
+      );
+      expect((await client(alice).listMyNotifications({ unread: true })).notifications).to.have.length(1);
+    });
+
+    it("keeps for the admins only an order event published before events carried the owner's id", async () => {
+      await publishAndSettle(orderPlaced("ord_old", alice.email, 1000n, 0));
+      expect((await client(alice).listMyNotifications({})).notifications).to.deep.equal([]);
+      expect((await client(aliceAgain).listMyNotifications({})).notifications).to.deep.equal([]);
+      const all = (await client(root).listAllNotifications({ size: 100 })).notifications;
+      expect(all.filter((n) => n.userEmail === alice.email).map((n) => n.message)).to.deep.equal([
+        "Your order ord_old for ₹10.00 has been placed.",
+      ]);
+    });
+
+    it("tells the latest account of an admin's email when the roster holds two (a deletion not arrived yet)", async () => {
+      const rootAgain = { userId: 40, email: root.email, role: "ADMIN" as const };
+      await publishAndSettle(
+        registered(root.userId, root.email, "ADMIN", "Administrator"),
+        registered(rootAgain.userId, root.email, "ADMIN", "Administrator"),
+      );
+      await publishAndSettle(productCreated("prd_9", "Green Pen"));
+      await eventually(
+        async () =>
+          (await client(rootAgain).listMyNotifications({})).notifications.some(
+            (n) => n.eventType === "PRODUCT_CREATED",
+          )
+            ? true
+            : undefined,
+        5_000,
+        "the latest admin's notice",
+      );
+      const earlier = (await client(root).listMyNotifications({})).notifications;
+      expect(earlier.map((n) => n.eventType)).to.deep.equal(["USER_REGISTERED"]);
     });
   });
 

@@ -15,8 +15,16 @@ import type {
 export interface NotificationDocument extends VersionedDocument {
   /** `notificationId(eventId, userEmail)`: a redelivered event hits this unique key. */
   readonly _id: string;
-  /** The recipient's lower-cased email (the identity the edge asserts). */
+  /** The recipient's lower-cased email, shown only (the contract's `userEmail`). */
   readonly userEmail: string;
+  /**
+   * The recipient: the user id of the account the event names, which the reads and markRead
+   * check (ADR 0100). 0: nobody (an event that named no account's id, or a notification from
+   * before recipients were kept by id whose account could not be established): only admins see
+   * it. Absent only on a notification stored before, until the recipient backfill gives it one
+   * (notification-owners.ts).
+   */
+  readonly userId?: number;
   /** The contract's name of the event that caused it, e.g. ORDER_PLACED. */
   readonly eventType: string;
   readonly message: string;
@@ -69,7 +77,7 @@ export interface NotificationCollections {
 
 const notificationsSpec: CollectionSpec<NotificationDocument> = {
   name: "notifications",
-  indexes: [{ fields: ["userEmail"] }],
+  indexes: [{ fields: ["userId"] }],
 };
 const adminAccountsSpec: CollectionSpec<AdminAccountDocument> = {
   name: "admin_accounts",
@@ -92,6 +100,9 @@ export async function openNotificationCollections(store: DocumentStore): Promise
  * characters of SHA-256 over both (132 bits). Deterministic, so consuming an event twice
  * inserts the same `_id` twice and the unique `_id` keeps one (an atomic insert is the only
  * primitive this needs, on every backend); opaque, so it reveals neither the event nor the email.
+ * An event tells one account per email (two accounts never hold one email at once, and the
+ * admins' roster names the latest account of each), so the email is enough, and a notification
+ * stored before recipients were kept by id keeps its id when its event is redelivered.
  */
 export function notificationId(eventId: string, userEmail: string): string {
   const digest = createHash("sha256").update(eventId).update("\n").update(userEmail).digest("base64url");

@@ -1,6 +1,7 @@
 /**
  * The Notification domain: storing the notifications that events produce (once per event and
- * recipient), listing them newest first, and the one client write, marking one as read.
+ * recipient), listing them newest first, and the one client write, marking one as read. A
+ * notification is its recipient account's, by user id (ADR 0100): the email is shown only.
  */
 import { forbidden, notFound } from "@commerce/runtime/errors";
 import {
@@ -22,8 +23,10 @@ import {
 export interface NewNotification {
   readonly eventId: string;
   readonly eventType: string;
-  /** Lower-cased email. */
+  /** Lower-cased email, shown. */
   readonly userEmail: string;
+  /** The recipient's user id; 0 for an event that names none (only admins see it then). */
+  readonly userId: number;
   readonly message: string;
   /** The event's time. */
   readonly occurredAt: Date;
@@ -41,7 +44,7 @@ export interface Notifications {
    * whether it was new. Idempotent by (event id, recipient) through the unique `_id`.
    */
   deliver(notification: NewNotification, signal?: AbortSignal): Promise<boolean>;
-  /** The caller's notifications, newest first; only unread ones when `unreadOnly`. */
+  /** The caller's account's notifications, newest first; only unread ones when `unreadOnly`. */
   listMine(
     caller: Caller,
     paging: Paging,
@@ -50,7 +53,7 @@ export interface Notifications {
   ): Promise<NotificationDocument[]>;
   /** Everyone's notifications, newest first (admin). */
   listAll(paging: Paging, signal: AbortSignal): Promise<NotificationDocument[]>;
-  /** Marks the caller's own notification read; marking it again changes nothing. */
+  /** Marks the caller's account's notification read; marking it again changes nothing. */
   markRead(caller: Caller, notificationId: string, signal: AbortSignal): Promise<void>;
 }
 
@@ -75,6 +78,7 @@ export function createNotifications({ notifications }: NotificationCollections):
             _id: notificationId(notification.eventId, notification.userEmail),
             _v: 1,
             userEmail: notification.userEmail,
+            userId: notification.userId,
             eventType: notification.eventType,
             message: notification.message,
             timestamp: formatTimestamp(notification.occurredAt),
@@ -92,7 +96,7 @@ export function createNotifications({ notifications }: NotificationCollections):
     },
 
     listMine(caller, paging, unreadOnly, signal) {
-      const filter = unreadOnly ? { userEmail: caller.email, read: false } : { userEmail: caller.email };
+      const filter = unreadOnly ? { userId: caller.userId, read: false } : { userId: caller.userId };
       return notifications.find(filter, pageOf(paging, signal));
     },
 
@@ -106,8 +110,7 @@ export function createNotifications({ notifications }: NotificationCollections):
         notifications,
         id,
         (current) => {
-          if (current.userEmail !== caller.email)
-            throw forbidden("this notification belongs to another user");
+          if (current.userId !== caller.userId) throw forbidden("this notification belongs to another user");
           return current.read ? unchanged : { ...current, read: true };
         },
         signal,

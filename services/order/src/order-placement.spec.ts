@@ -18,10 +18,13 @@ import { InventoryService } from "@commerce/runtime/gen/commerce/product/v1/inve
 import { ProductService } from "@commerce/runtime/gen/commerce/product/v1/product_pb.js";
 import { buildProductService, type ProductOptions } from "@commerce/product";
 import { buildOrderService } from "./order-module.js";
+import { openOrderCollections } from "./order-store.js";
 
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
 const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
+/** A later account that registered alice's email after hers was deleted. */
+const aliceAgain = { userId: 21, email: alice.email, role: "CUSTOMER" as const };
 
 /** Makes the next insert into `orders` fail: before it reaches the store, or after it landed. */
 interface InsertFault {
@@ -194,7 +197,12 @@ describe("Order service: placeOrder", () => {
     });
     const data = JSON.parse(placed?.data ?? "{}") as Record<string, unknown>;
     // Money in minor units; proto3 JSON prints int64 as a string.
-    expect(data).to.include({ orderId, customerId: alice.email, totalAmountMinor: "5997" });
+    expect(data).to.include({
+      orderId,
+      customerId: alice.email,
+      customerUserId: alice.userId,
+      totalAmountMinor: "5997",
+    });
     expect(data["items"]).to.deep.equal([{ productId: pen, quantity: 3, priceMinor: "1999" }]);
   });
 
@@ -401,7 +409,7 @@ describe("Order service: reading orders", () => {
     (await harness.client(OrderService, caller).placeOrder({ items: [{ productId: pen, quantity }] }))
       .orderId;
 
-  it("lets the owner and admins read an order, and refuses other customers with PERMISSION_DENIED", async () => {
+  it("lets the owner and admins read an order, and refuses other accounts, the same email's later one too, with PERMISSION_DENIED", async () => {
     const orderId = await place(alice, 1);
     expect((await harness.client(OrderService, alice).getOrder({ orderId })).customerId).to.equal(
       alice.email,
@@ -409,9 +417,11 @@ describe("Order service: reading orders", () => {
     expect((await harness.client(OrderService, admin).getOrder({ orderId })).customerId).to.equal(
       alice.email,
     );
-    const error = await failure(harness.client(OrderService, bob).getOrder({ orderId }));
-    expect(error.code).to.equal(Code.PermissionDenied);
-    expect(error.rawMessage).to.equal("this order belongs to another customer");
+    for (const other of [bob, aliceAgain]) {
+      const error = await failure(harness.client(OrderService, other).getOrder({ orderId }));
+      expect(error.code, other.email).to.equal(Code.PermissionDenied);
+      expect(error.rawMessage).to.equal("this order belongs to another customer");
+    }
     expect(await codeOf(harness.client(OrderService, alice).getOrder({ orderId: "ord_unknown" }))).to.equal(
       Code.NotFound,
     );
@@ -426,6 +436,8 @@ describe("Order service: reading orders", () => {
       [third, "CREATED", 59.97],
       [first, "CREATED", 19.99],
     ]);
+    // The account that took alice's email later owns none of them.
+    expect((await harness.client(OrderService, aliceAgain).listMyOrders({})).orders).to.deep.equal([]);
     const all = (await harness.client(OrderService, admin).listOrders({})).orders;
     expect(all.map((o) => o.orderId)).to.have.members([first, second, third]);
     expect(all[0]?.orderId).to.equal(third);
@@ -433,17 +445,35 @@ describe("Order service: reading orders", () => {
     expect(await codeOf(harness.client(OrderService, alice).listOrders({}))).to.equal(Code.PermissionDenied);
   });
 
-  it("answers GetPayableOrder with the total in minor units, and NOT_FOUND for an unknown id", async () => {
+  it("answers GetPayableOrder with the owner's id and the total in minor units, and NOT_FOUND for an unknown id", async () => {
     const orderId = await place(alice, 3);
     const payable = await harness.peerClient(PayableOrderService).getPayableOrder({ orderId });
-    expect([payable.orderId, payable.customerId, payable.status, payable.totalMinor]).to.deep.equal([
-      orderId,
-      alice.email,
-      "CREATED",
-      5997n,
-    ]);
+    expect([
+      payable.orderId,
+      payable.customerId,
+      payable.customerUserId,
+      payable.status,
+      payable.totalMinor,
+    ]).to.deep.equal([orderId, alice.email, alice.userId, "CREATED", 5997n]);
     expect(
       await codeOf(harness.peerClient(PayableOrderService).getPayableOrder({ orderId: "ord_nope" })),
     ).to.equal(Code.NotFound);
+  });
+
+  it("answers GetPayableOrder without an owner for an order whose owner is not known yet, and lists it for nobody", async () => {
+    const orderId = await place(alice, 1);
+    // As the release before owners by id wrote it, and no backfill pass has come yet.
+    const { orders } = await openOrderCollections(harness.context.store);
+    const stored = await orders.get(orderId);
+    if (stored === undefined) throw new Error("no order");
+    const legacy: Record<string, unknown> = { ...stored, _v: stored._v + 1 };
+    delete legacy["customerUserId"];
+    expect(await orders.swap(legacy as unknown as typeof stored, stored._v)).to.equal(true);
+    const payable = await harness.peerClient(PayableOrderService).getPayableOrder({ orderId });
+    expect([payable.customerId, payable.customerUserId]).to.deep.equal([alice.email, undefined]);
+    expect((await harness.client(OrderService, alice).listMyOrders({})).orders).to.deep.equal([]);
+    expect(await codeOf(harness.client(OrderService, alice).getOrder({ orderId }))).to.equal(
+      Code.PermissionDenied,
+    );
   });
 });

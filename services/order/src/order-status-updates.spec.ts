@@ -156,6 +156,7 @@ describe("Order service: updateOrderStatus", () => {
     expect(update).to.include({
       orderId,
       customerId: alice.email,
+      customerUserId: alice.userId,
       previousStatus: "CREATED",
       status: "CONFIRMED",
       totalAmountMinor: "7996",

@@ -26,8 +26,15 @@ export type StoredOrderStatus = OrderStatus | "ABANDONED";
 export interface OrderDocument extends OutboxCarrier {
   /** Opaque: `ord_` and 22 random base64url characters. */
   readonly _id: string;
-  /** The owner's email (the contract's customerId, the identity the edge asserts). */
+  /** The owner's email when the order was placed: the contract's `customerId`, shown only. */
   readonly customerId: string;
+  /**
+   * The owner: the user id of the account that placed it, which every read and write checks
+   * (ADR 0100). 0: nobody (an order from before owners were kept by id whose owner could not be
+   * established; only admins reach it). Absent only on an order written before, until the
+   * owner backfill gives it one (order-owners.ts).
+   */
+  readonly customerUserId?: number;
   readonly status: StoredOrderStatus;
   /** UTC wall clock, YYYY-MM-DDTHH:MM:SS. */
   readonly orderDate: string;
@@ -51,7 +58,11 @@ export interface OrderCollections {
 
 const ordersSpec: CollectionSpec<OrderDocument> = {
   name: "orders",
-  indexes: [{ fields: ["customerId"] }, { fields: ["outboxPending"] }, { fields: ["stockReleasePending"] }],
+  indexes: [
+    { fields: ["customerUserId"] },
+    { fields: ["outboxPending"] },
+    { fields: ["stockReleasePending"] },
+  ],
 };
 
 export async function openOrderCollections(store: DocumentStore): Promise<OrderCollections> {

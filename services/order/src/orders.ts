@@ -1,6 +1,8 @@
 /**
  * The Order domain: placing an order against the Product service's stock, reading orders
- * (owner or admin), the admin's status moves, and the internal lookup other services use.
+ * (owner or admin), the admin's status moves, and the internal lookup other services use. An
+ * order's owner is the account that placed it, by user id (ADR 0100): its email is shown, never
+ * compared.
  *
  * Placement, step by step (ADR 0041):
  *   1. one line per product (a repeated product is refused: 400);
@@ -44,9 +46,9 @@ export interface OrderLineRequest {
 
 export interface Orders {
   placeOrder(caller: Caller, lines: readonly OrderLineRequest[], signal: AbortSignal): Promise<OrderDocument>;
-  /** The owner's or, for an admin, anyone's order. */
+  /** The owner's (by user id) or, for an admin, anyone's order. */
   getOrder(caller: Caller, orderId: string, signal: AbortSignal): Promise<OrderDocument>;
-  /** Newest first. */
+  /** The caller's account's orders, newest first. */
   listMyOrders(caller: Caller, signal: AbortSignal): Promise<OrderDocument[]>;
   /** Every order, newest first (admin). */
   listOrders(signal: AbortSignal): Promise<OrderDocument[]>;
@@ -220,6 +222,7 @@ export function createOrders(deps: OrdersDeps): Orders {
         {
           orderId,
           customerId: caller.email,
+          customerUserId: caller.userId,
           totalAmountMinor: BigInt(totalMinor),
           items: items.map((item) => ({
             productId: item.productId,
@@ -233,6 +236,7 @@ export function createOrders(deps: OrdersDeps): Orders {
       const content: OrderContent = {
         _id: orderId,
         customerId: caller.email,
+        customerUserId: caller.userId,
         status: "CREATED",
         orderDate,
         placedAt: placementTime(now),
@@ -247,7 +251,7 @@ export function createOrders(deps: OrdersDeps): Orders {
 
     async getOrder(caller, orderId, signal) {
       const order = await liveOrder(orderId, signal);
-      if (caller.role !== "ADMIN" && order.customerId !== caller.email) {
+      if (caller.role !== "ADMIN" && order.customerUserId !== caller.userId) {
         throw forbidden("this order belongs to another customer");
       }
       return order;
@@ -255,7 +259,7 @@ export function createOrders(deps: OrdersDeps): Orders {
 
     listMyOrders(caller, signal) {
       return orders.find(
-        { customerId: caller.email, status: { $ne: "ABANDONED" } },
+        { customerUserId: caller.userId, status: { $ne: "ABANDONED" } },
         { sort: newestFirst, signal },
       );
     },
@@ -278,6 +282,7 @@ export function createOrders(deps: OrdersDeps): Orders {
             {
               orderId,
               customerId: current.customerId,
+              customerUserId: current.customerUserId ?? 0,
               previousStatus: from,
               status,
               totalAmountMinor: BigInt(current.totalMinor),

@@ -14,6 +14,8 @@ export function createPayableHandler(orders: Orders): ServiceImpl<typeof Payable
       return {
         orderId: order._id,
         customerId: order.customerId,
+        // Absent until the owner backfill gave the order one: the caller asks again later.
+        ...(order.customerUserId === undefined ? {} : { customerUserId: order.customerUserId }),
         status: order.status,
         totalMinor: BigInt(order.totalMinor),
       };

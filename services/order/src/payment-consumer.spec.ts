@@ -24,6 +24,8 @@ const payments = createEventFactory("/commerce/payment");
 interface PaymentOf {
   readonly orderId: string;
   readonly customerId?: string;
+  /** The owner's id the payment carries; 0 as an event published before the field existed. */
+  readonly customerUserId?: number;
   /** Paise; 7996 (4 pens at 19.99) unless given. */
   readonly amountMinor?: bigint;
 }
@@ -31,11 +33,20 @@ interface PaymentOf {
 function paymentSucceeded({
   orderId,
   customerId = alice.email,
+  customerUserId = alice.userId,
   amountMinor = 7996n,
 }: PaymentOf): EventRecord {
   return payments.event(
     PaymentSucceededSchema,
-    { paymentId: `pay_${orderId}`, orderId, customerId, amountMinor, providerPaymentId: "pay_X", paidAt: "" },
+    {
+      paymentId: `pay_${orderId}`,
+      orderId,
+      customerId,
+      customerUserId,
+      amountMinor,
+      providerPaymentId: "pay_X",
+      paidAt: "",
+    },
     `pay_${orderId}`,
   );
 }
@@ -118,6 +129,7 @@ describe("Order service: payment-events consumer", () => {
     expect(updatesOf(orderId)[0]).to.include({
       orderId,
       customerId: alice.email,
+      customerUserId: alice.userId,
       previousStatus: "CREATED",
       status: "CONFIRMED",
       totalAmountMinor: "7996",
@@ -173,12 +185,19 @@ describe("Order service: payment-events consumer", () => {
     expect(updatesOf(orderId)).to.deep.equal([]);
   });
 
-  it("does not confirm an order on a payment by another customer or of another amount", async () => {
+  it("does not confirm an order on a payment by another customer, another account of the same email, or of another amount", async () => {
     const orderId = await placed();
     await publishAndSettle(
       paymentSucceeded({ orderId, customerId: "mallory@x.test" }),
+      paymentSucceeded({ orderId, customerUserId: 21 }),
       paymentSucceeded({ orderId, amountMinor: 7995n }),
     );
     expect(await statusOf(orderId)).to.equal("CREATED");
+  });
+
+  it("confirms on a PAYMENT_SUCCESS published before payments carried the owner's id, by its email", async () => {
+    const orderId = await placed();
+    await harness.bus.publish([paymentSucceeded({ orderId, customerUserId: 0 })]);
+    await confirmed(orderId);
   });
 });

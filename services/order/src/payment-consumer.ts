@@ -41,7 +41,17 @@ export function createPaymentConsumer(orders: Orders, logger: EventLogger): Even
   function confirmable(order: OrderDocument, payment: PaymentSucceeded, signal: AbortSignal): boolean {
     const fields = { orderId: order._id, paymentId: payment.paymentId, status: order.status, signal };
     // Both in minor units: exact, no rounding between what was paid and what is owed.
-    if (order.customerId !== payment.customerId || payment.amountMinor !== BigInt(order.totalMinor)) {
+    // An event published before it carried the owner's id (0), or an order not backfilled yet,
+    // is matched by the email alone.
+    const otherOwner =
+      payment.customerUserId !== 0 &&
+      order.customerUserId !== undefined &&
+      payment.customerUserId !== order.customerUserId;
+    if (
+      order.customerId !== payment.customerId ||
+      otherOwner ||
+      payment.amountMinor !== BigInt(order.totalMinor)
+    ) {
       logger.error(
         { ...fields, amountMinor: String(payment.amountMinor), totalMinor: order.totalMinor },
         "PAYMENT_SUCCESS does not match its order (customer or amount); not confirmed",

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { serviceTrustEnvironment } from "@commerce/runtime/identity";
 import { noGatewayMessage } from "./payment-settings.js";
 
 const entry = join(import.meta.dirname, "main.ts");
@@ -39,8 +40,7 @@ describe("the Payment process (services/payment/src/main.ts) and its gateway", f
       DATA_DIR: dataDir,
       KAFKA_BROKERS: "127.0.0.1:9",
       ORDER_SERVICE_URL: "http://127.0.0.1:9",
-      PEER_SECRET: "p".repeat(32),
-      EDGE_SECRET_SHA256: "e".repeat(64),
+      ...serviceTrustEnvironment("payment", { edgeSecret: "e".repeat(32), peerSecret: "p".repeat(32) }),
       PAYMENT_KEY_SECRET: "k".repeat(32),
       PAYMENT_WEBHOOK_SECRET: "w".repeat(32),
     };

@@ -1,10 +1,12 @@
 /**
- * Wiring of the Payment service: ports in (store, bus, the Order service, a gateway), routes and
- * the outbox relay out, no socket.
+ * Wiring of the Payment service: ports in (store, bus, the Order service, a gateway), routes,
+ * the outbox relay and the owner backfill out, no socket. Its migrations run first at start
+ * (ADR 0102).
  */
 import { createClient } from "@connectrpc/connect";
 import { createEventFactory, createServiceOutbox } from "@commerce/runtime/events";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
+import { backfillMigration, createBackfillTask, migrateDocumentStore } from "@commerce/runtime/store";
 import { PayableOrderService } from "@commerce/runtime/gen/commerce/order/v1/payable_pb.js";
 import { PaymentService } from "@commerce/runtime/gen/commerce/payment/v1/payment_pb.js";
 import { SandboxCheckoutService } from "@commerce/runtime/gen/commerce/payment/v1/sandbox_checkout_pb.js";
@@ -15,6 +17,7 @@ import { createPaymentHandler } from "./payment-handler.js";
 import type { PaymentSettings } from "./payment-settings.js";
 import { openPaymentCollections } from "./payment-store.js";
 import { createPaymentMetrics } from "./payment-metrics.js";
+import { paymentOwners } from "./payment-owners.js";
 import { createPayments } from "./payments.js";
 import { createSandboxCheckout } from "./sandbox-checkout.js";
 import { createSandboxCheckoutHandler } from "./sandbox-checkout-handler.js";
@@ -22,6 +25,8 @@ import { createSandboxCheckoutHandler } from "./sandbox-checkout-handler.js";
 export interface PaymentOptions {
   /** A gateway of the caller's (the embedded platform's sandbox, tests); else from `settings`. */
   readonly gateway?: PaymentGateway;
+  /** Pause between the owner backfill's passes after its migration. Default: the safety pass's. */
+  readonly ownerBackfillIntervalMs?: number;
 }
 
 /** The adapter the settings select: the HTTP gateway of PAYMENT_GATEWAY_URL, or the sandbox. */
@@ -47,10 +52,14 @@ export async function buildPaymentService(
   const collections = await openPaymentCollections(ctx.store);
   const outbox = createServiceOutbox({ bus: ctx.bus, logger: ctx.logger, telemetry: ctx.telemetry });
   const gateway = options.gateway ?? gatewayFor(settings);
+  const stored = outbox.track(collections.payments);
+  const orders = createClient(PayableOrderService, ctx.transport);
+  const owners = paymentOwners(stored, orders);
+  const ownersLater = createBackfillTask(owners, ctx.logger, options.ownerBackfillIntervalMs);
   const payments = createPayments({
-    payments: outbox.track(collections.payments),
+    payments: stored,
     gatewayOrders: collections.gatewayOrders,
-    orders: createClient(PayableOrderService, ctx.transport),
+    orders,
     gateway,
     secrets: settings,
     currency: settings.currency,
@@ -70,16 +79,20 @@ export async function buildPaymentService(
       router.service(PaymentService, createPaymentHandler(payments, hostedCheckoutOf(settings)));
       router.service(SandboxCheckoutService, createSandboxCheckoutHandler(sandboxCheckout));
     },
-    start() {
+    async start() {
       if (isSandboxGateway(gateway)) {
         ctx.logger.warn(
           { gateway: "sandbox" },
           "payments go to the sandbox gateway, which takes no money: customers pay at POST /api/payments/sandbox/checkout",
         );
       }
+      await migrateDocumentStore(ctx.store, [backfillMigration(1, owners)], { logger: ctx.logger });
       outbox.start();
-      return Promise.resolve();
+      ownersLater.start();
     },
-    stop: () => outbox.stop(),
+    async stop() {
+      await ownersLater.stop();
+      await outbox.stop();
+    },
   };
 }

@@ -18,8 +18,15 @@ export interface PaymentDocument extends OutboxCarrier {
   /** `pay_` and 22 base64url characters derived from the order id: one payment per order. */
   readonly _id: string;
   readonly orderId: string;
-  /** The payer's email: the order's customer. */
+  /** The email of the order's owner, shown only. */
   readonly customerId: string;
+  /**
+   * The payment's owner: the user id of the order's owner, which every read and the sandbox
+   * checkout check (ADR 0100). 0: nobody (the order has none). Absent only on a payment created
+   * before owners were kept by id, until the owner backfill gives it its order's
+   * (payment-owners.ts).
+   */
+  readonly customerUserId?: number;
   readonly amountMinor: number;
   readonly currency: string;
   /** The gateway's order, unique: a callback finds its payment by it. */
@@ -59,7 +66,7 @@ export interface PaymentCollections {
 const paymentsSpec: CollectionSpec<PaymentDocument> = {
   name: "payments",
   indexes: [
-    { fields: ["customerId"] },
+    { fields: ["customerUserId"] },
     { fields: ["providerOrderId"], unique: true },
     { fields: ["outboxPending"] },
   ],

@@ -27,6 +27,8 @@ import { publishedPaymentEvents } from "./testing/published-payment-events.js";
 const alice = { userId: 11, email: "alice@x.test", role: "CUSTOMER" as const };
 const bob = { userId: 12, email: "bob@x.test", role: "CUSTOMER" as const };
 const admin = { userId: 13, email: "root@x.test", role: "ADMIN" as const };
+/** A later account that registered alice's email after hers was deleted. */
+const aliceAgain = { userId: 21, email: alice.email, role: "CUSTOMER" as const };
 const settings: PaymentSettings = {
   currency: "INR",
   keySecret: "key-secret-0123456789abcdef",
@@ -105,6 +107,7 @@ describe("Payment service", () => {
         paymentId: mine?.paymentId,
         orderId,
         customerId: alice.email,
+        customerUserId: alice.userId,
         currency: "INR",
         providerOrderId: created.providerOrderId,
         amountMinor: "7996",
@@ -122,14 +125,16 @@ describe("Payment service", () => {
       expect((await publishedEvents()).map((e) => e.type)).to.deep.equal(["PAYMENT_CREATED"]);
     });
 
-    it("refuses an unknown order (404), another's order (403), a wrong or over-precise amount (400)", async () => {
+    it("refuses an unknown order (404), another account's order, the same email's later one too (403), a wrong or over-precise amount (400)", async () => {
       const orderId = await placed();
       expect(await codeOf(payments().createPayment({ orderId: "ord_nope", amount: 79.96 }))).to.equal(
         Code.NotFound,
       );
-      expect(await codeOf(payments(bob).createPayment({ orderId, amount: 79.96 }))).to.equal(
-        Code.PermissionDenied,
-      );
+      for (const other of [bob, aliceAgain]) {
+        expect(await codeOf(payments(other).createPayment({ orderId, amount: 79.96 })), other.email).to.equal(
+          Code.PermissionDenied,
+        );
+      }
       expect(await codeOf(payments(admin).createPayment({ orderId, amount: 79.96 }))).to.equal(
         Code.PermissionDenied,
       );
@@ -165,7 +170,7 @@ describe("Payment service", () => {
       expect((await payments().listMyPayments({})).payments).to.have.length(1);
     });
 
-    it("lists the caller's payments only, newest first", async () => {
+    it("lists the caller's account's payments only, newest first", async () => {
       const first = await placed();
       const second = await placed();
       const bobs = await placed(bob);
@@ -181,6 +186,7 @@ describe("Payment service", () => {
         first,
       ]);
       expect((await payments(bob).listMyPayments({})).payments.map((p) => p.orderId)).to.deep.equal([bobs]);
+      expect((await payments(aliceAgain).listMyPayments({})).payments).to.deep.equal([]);
     });
   });
 
@@ -214,6 +220,7 @@ describe("Payment service", () => {
       expect(data(published[1])).to.deep.include({
         orderId,
         customerId: alice.email,
+        customerUserId: alice.userId,
         providerPaymentId: paid.providerPaymentId,
         amountMinor: "7996",
       });
@@ -344,12 +351,15 @@ describe("Payment service", () => {
       ]);
     });
 
-    it("refuses another customer's gateway order (403), an unknown one (404), an unknown outcome (400)", async () => {
+    it("refuses another account's gateway order, the same email's later one too (403), an unknown one (404), an unknown outcome (400)", async () => {
       const orderId = await placed();
       const { providerOrderId } = await payments().createPayment({ orderId, amount: 79.96 });
-      expect(await codeOf(checkout(bob).checkout({ providerOrderId, outcome: "paid" }))).to.equal(
-        Code.PermissionDenied,
-      );
+      for (const other of [bob, aliceAgain]) {
+        expect(
+          await codeOf(checkout(other).checkout({ providerOrderId, outcome: "paid" })),
+          other.email,
+        ).to.equal(Code.PermissionDenied);
+      }
       expect(
         await codeOf(checkout().checkout({ providerOrderId: "order_Unknown0000000", outcome: "paid" })),
       ).to.equal(Code.NotFound);

@@ -3,8 +3,9 @@
  *
  * Create, step by step:
  *   1. the amount has at most two decimals (400);
- *   2. the order, from the Order service: it exists (404), is the caller's (403), is CREATED and
- *      not paid already (409), and its total is the amount to the paisa (400);
+ *   2. the order, from the Order service: it exists (404), is the caller's account's (its owner's
+ *      user id: 403; 503 while an older order's owner is not known yet), is CREATED and not paid
+ *      already (409), and its total is the amount to the paisa (400);
  *   3. an open payment for the order (CREATED or FAILED) is reused: the same gateway order,
  *      the same answer, no new event;
  *   4. otherwise a gateway order, created with the payment id as its idempotency key;
@@ -64,7 +65,7 @@ export interface Payments {
   ): Promise<PaymentDocument>;
   /** The payment whose gateway order is `providerOrderId`, if we opened it. */
   byGatewayOrder(providerOrderId: string, signal: AbortSignal): Promise<PaymentDocument | undefined>;
-  /** The caller's payments, newest first. */
+  /** The caller's account's payments, newest first. */
   listMyPayments(caller: Caller, signal: AbortSignal): Promise<PaymentDocument[]>;
   /** Processes a signed callback; answers what happened, for the gateway's log. */
   handleCallback(rawBody: Uint8Array, signature: string | null, signal: AbortSignal): Promise<string>;
@@ -156,7 +157,10 @@ export function createPayments(deps: PaymentsDeps): Payments {
       const amountMinor = toMinorUnits(amount);
       if (amountMinor === undefined) throw invalid("amount: must have at most two decimals");
       const order = await payableOrder(orderId, signal);
-      if (order.customerId !== caller.email) throw forbidden("this order belongs to another customer");
+      // The owner by id (ADR 0100); an order from before owners by id may not know it yet.
+      const owner = order.customerUserId;
+      if (owner === undefined) throw unavailable("the order's owner is not known yet; retry");
+      if (owner !== caller.userId) throw forbidden("this order belongs to another customer");
       const paymentId = paymentIdOf(order.orderId);
       const existing = await payments.get(paymentId, signal);
       if (existing?.status === "SUCCESS") throw conflict("this order is paid already");
@@ -177,6 +181,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
           paymentId,
           orderId: order.orderId,
           customerId: order.customerId,
+          customerUserId: owner,
           currency: deps.currency,
           providerOrderId: gatewayOrder.id,
           amountMinor: BigInt(amountMinor),
@@ -190,6 +195,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
               _id: paymentId,
               orderId: order.orderId,
               customerId: order.customerId,
+              customerUserId: owner,
               amountMinor,
               currency: deps.currency,
               providerOrderId: gatewayOrder.id,
@@ -220,7 +226,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
     },
 
     listMyPayments(caller, signal) {
-      return payments.find({ customerId: caller.email }, { sort: newestFirst, signal });
+      return payments.find({ customerUserId: caller.userId }, { sort: newestFirst, signal });
     },
 
     async handleCallback(rawBody, signature, signal) {
@@ -254,6 +260,7 @@ export function createPayments(deps: PaymentsDeps): Payments {
             paymentId: current._id,
             orderId: current.orderId,
             customerId: current.customerId,
+            customerUserId: current.customerUserId ?? 0,
             providerPaymentId: callback.providerPaymentId,
             amountMinor: BigInt(current.amountMinor),
           };

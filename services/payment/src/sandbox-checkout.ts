@@ -5,7 +5,7 @@
  * gateway's webhook takes (`Payments.handleCallback`), so a sandbox payment is checked, recorded
  * and published like a real one.
  *
- * Only the customer of the payment may check it out; a paid gateway order takes no further
+ * Only the payment's owner (by user id) may check it out; a paid gateway order takes no further
  * payment (409), as at a real gateway. With a real gateway configured there is no sandbox: the
  * route answers 404 with the body of a path that does not exist (ADR 0117).
  */
@@ -48,7 +48,9 @@ export function createSandboxCheckout(deps: SandboxCheckoutDeps): SandboxCheckou
       if (sandbox === undefined) throw notFound(noRouteMessage);
       const payment = await deps.payments.byGatewayOrder(providerOrderId, signal);
       if (payment === undefined) throw notFound("gateway order not found");
-      if (payment.customerId !== caller.email) throw forbidden("this payment belongs to another customer");
+      if (payment.customerUserId !== caller.userId) {
+        throw forbidden("this payment belongs to another customer");
+      }
       if (payment.status === "SUCCESS") throw conflict("this gateway order is paid already");
 
       const callback = sandbox.checkout(payment.providerOrderId, outcome);

@@ -6,7 +6,9 @@
  * then, so a crash anywhere in between redelivers the batch: its rows arrive again under the
  * same keys and versions, which count once, and the sums and rankings are taken again. A
  * placement and its cancellation in one batch are written in one go; a cancellation of an order
- * placed before reads that order's products back first.
+ * placed before reads that order's products back first, under the owner's key and under its
+ * email (the key of the rows written before customers were keyed by account), and cancels every
+ * copy it finds.
  */
 import { type AnalyticsRow, type AnalyticsStore, sql, sqlList } from "@commerce/runtime/analytics";
 import type { BatchHandler } from "@commerce/runtime/events";
@@ -37,7 +39,7 @@ export const maxPairedProducts = 50;
 export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
   return async (batch, signal) => {
     const placed = new Map<string, Placed>();
-    const cancellations: { customer: string; orderId: string }[] = [];
+    const cancellations: Cancellation[] = [];
     const lines: AnalyticsRow[] = [];
     const pairs: AnalyticsRow[] = [];
     const products: AnalyticsRow[] = [];
@@ -52,7 +54,7 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
           break;
         case "placed":
           placed.set(fact.orderId, fact);
-          customers.add(fact.customer);
+          if (fact.customer !== "") customers.add(fact.customer);
           write(fact, placedVersion, lines, pairs, touched);
           break;
         case "cancelled":
@@ -84,10 +86,11 @@ export function createCoPurchaseProcessor(store: AnalyticsStore): BatchHandler {
     );
     for (const { orderId } of cancellations) {
       // A cancellation of a placement never seen (dead-lettered) has nothing to take back.
-      const order = placed.get(orderId) ?? earlier.get(orderId);
-      if (order === undefined) continue;
-      customers.add(order.customer);
-      write(order, cancelledVersion, lines, pairs, touched);
+      const inBatch = placed.get(orderId);
+      for (const order of inBatch === undefined ? (earlier.get(orderId) ?? []) : [inBatch]) {
+        if (order.customer !== "") customers.add(order.customer);
+        write(order, cancelledVersion, lines, pairs, touched);
+      }
     }
     for (const [table, rows] of [
       ["recommendation_order_lines", lines],
@@ -134,32 +137,48 @@ function write(
   }
 }
 
-/** The orders `cancellations` name, as their placements wrote them, by order id. */
+/** A cancellation as the batch names it: its order, and the keys its rows may be under. */
+interface Cancellation {
+  readonly customer: string;
+  readonly email: string;
+  readonly orderId: string;
+}
+
+/**
+ * The orders `cancellations` name, as their placements wrote them, by order id: one copy per key
+ * it was found under (the owner's, and the email of rows written before customers were keyed by
+ * account).
+ */
 async function placedBefore(
   store: AnalyticsStore,
-  cancellations: readonly { customer: string; orderId: string }[],
+  cancellations: readonly Cancellation[],
   signal: AbortSignal,
-): Promise<Map<string, OrderLines>> {
-  const orders = new Map<string, { customer: string; orderId: string; products: string[]; at: Date }>();
+): Promise<Map<string, OrderLines[]>> {
+  const orders = new Map<string, OrderLines[]>();
   if (cancellations.length === 0) return orders;
+  const keys = (c: Cancellation): string[] => [c.customer, c.email];
   // Key columns only beside FINAL (recommendation-schema.ts); the time as epoch seconds, as the reads take it.
   const rows = await store.query<{ customer: string; order_id: string; product_id: string; placed: number }>(
     sql`SELECT customer, order_id, product_id, toUInt32(placed_at) AS placed FROM recommendation_order_lines FINAL
-      WHERE customer IN ${sqlList(cancellations.map((c) => c.customer))}
+      WHERE customer IN ${sqlList([...new Set(cancellations.flatMap(keys))])}
         AND order_id IN ${sqlList(cancellations.map((c) => c.orderId))}`,
     signal,
   );
-  const wanted = new Set(cancellations.map((c) => `${c.customer}\n${c.orderId}`));
+  const wanted = new Set(cancellations.flatMap((c) => keys(c).map((key) => `${key}\n${c.orderId}`)));
+  const copies = new Map<string, { customer: string; orderId: string; products: string[]; at: Date }>();
   for (const row of rows) {
-    if (!wanted.has(`${row.customer}\n${row.order_id}`)) continue;
-    const order = orders.get(row.order_id);
+    const copy = `${row.customer}\n${row.order_id}`;
+    if (!wanted.has(copy)) continue;
+    const order = copies.get(copy);
     if (order === undefined) {
-      orders.set(row.order_id, {
+      const found = {
         customer: row.customer,
         orderId: row.order_id,
         products: [row.product_id],
         at: new Date(row.placed * 1_000),
-      });
+      };
+      copies.set(copy, found);
+      orders.set(row.order_id, [...(orders.get(row.order_id) ?? []), found]);
     } else order.products.push(row.product_id);
   }
   return orders;

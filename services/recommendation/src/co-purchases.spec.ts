@@ -4,16 +4,24 @@ import type { BatchHandler, EventRecord } from "@commerce/runtime/events";
 import { createLogger } from "@commerce/runtime/logging";
 import { analyticsStoreBackends, type TestAnalyticsStore } from "@commerce/runtime/testing";
 import { createCoPurchaseProcessor, maxPairedProducts } from "./co-purchase-processor.js";
-import { accountDeleted, delisted, listed, placed, statusUpdated } from "./testing/purchase-events.js";
+import {
+  accountDeleted,
+  customerOf,
+  delisted,
+  listed,
+  placed,
+  statusUpdated,
+  testUserId,
+} from "./testing/purchase-events.js";
+import { storedPurchases } from "./testing/stored-purchases.js";
 import { createRankingsReplica, type RankingsReplica } from "./rankings-replica.js";
 import { createRecommendationReads, type RecommendationReads } from "./recommendation-reads.js";
-import { decodeRanked, purchasesList } from "./rankings.js";
 import { recommendationMigrations, recommendationVersionTable } from "./recommendation-schema.js";
 
 /** `record`, as if it had happened at `time` (RFC 3339). */
 const at = (record: EventRecord, time: string): EventRecord => ({ ...record, time });
-const cancelled = (orderId: string, customer: string): EventRecord =>
-  statusUpdated(orderId, customer, "CANCELLED");
+const cancelled = (orderId: string, customer: string, customerUserId?: number): EventRecord =>
+  statusUpdated(orderId, customer, "CANCELLED", customerUserId);
 const confirmed = (orderId: string, customer: string): EventRecord =>
   statusUpdated(orderId, customer, "CONFIRMED");
 
@@ -91,8 +99,8 @@ describe("co-purchase recommendations", () => {
         await script();
         // ann kept o1 (a b c); o6 was cancelled. e was bought with a once and with c once (o3),
         // d with b once (o4): the counts add up per product bought.
-        expect(await reads.forCustomer("ANN@x.test", 4)).to.deep.equal(["e", "d"]);
-        expect(await reads.forCustomer("nobody@x.test", 4)).to.deep.equal(["a", "b", "c", "d"]);
+        expect(await reads.forCustomer(customerOf("ANN@x.test"), 4)).to.deep.equal(["e", "d"]);
+        expect(await reads.forCustomer(customerOf("nobody@x.test"), 4)).to.deep.equal(["a", "b", "c", "d"]);
       });
 
       it("gives the same answers when every batch is delivered twice, and a cancellation with its placement", async () => {
@@ -103,7 +111,7 @@ describe("co-purchase recommendations", () => {
         await handle([delisted("g"), cancelled("o6", "ann@x.test")]);
         expect(await reads.alsoBought("a", 4)).to.deep.equal(["b", "c", "e", "d"]);
         expect(await reads.alsoBought("f", 4)).to.deep.equal(["e", "a", "b", "c"]);
-        expect(await reads.forCustomer("ann@x.test", 4)).to.deep.equal(["e", "d"]);
+        expect(await reads.forCustomer(customerOf("ann@x.test"), 4)).to.deep.equal(["e", "d"]);
       });
 
       it("counts a cancelled order again nowhere: co-purchases and best sellers drop it", async () => {
@@ -112,7 +120,7 @@ describe("co-purchase recommendations", () => {
         // Left with a: b (o2), c (o3), e (o3); fashion sellers now a 3, b 2, c 1, d 1.
         expect(await reads.alsoBought("a", 4)).to.deep.equal(["b", "c", "e", "d"]);
         expect(await reads.alsoBought("c", 1)).to.deep.equal(["a"]);
-        expect(await reads.forCustomer("ann@x.test", 2)).to.deep.equal(["a", "b"]);
+        expect(await reads.forCustomer(customerOf("ann@x.test"), 2)).to.deep.equal(["a", "b"]);
       });
 
       it("never names a deleted product, and names a product once it is listed, even after its orders", async () => {
@@ -143,28 +151,35 @@ describe("co-purchase recommendations", () => {
         expect(await reads.alsoBought("bulk00", 3)).to.deep.equal(["z", "bulk01", "bulk02"]);
       });
 
-      it("starts a new account under a deleted account's email without the old history", async () => {
+      it("never gives a later account of an email the earlier one's purchases, even one its old token placed after the deletion", async () => {
+        const first = testUserId("ann@x.test");
+        const later = 90_001;
         await handle(catalogEvents);
         await handle([at(placed("o1", "ann@x.test", ["a", "b"]), "2026-11-20T10:00:00.000Z")]);
         await handle([at(accountDeleted("ann@x.test"), "2026-11-20T12:00:00.000Z")]);
-        expect(await reads.forCustomer("ann@x.test", 2)).to.deep.equal(["a", "b"]);
-        await handle([at(placed("o2", "ann@x.test", ["c"]), "2026-11-20T12:00:01.000Z")]);
-        await handle([at(placed("o3", "ben@x.test", ["c", "d"]), "2026-11-20T12:00:02.000Z")]);
-        expect(await reads.forCustomer("ann@x.test", 1)).to.deep.equal(["d"]);
+        // The deleted account's token, before its revocation arrived (or an Order clock ahead of
+        // Auth's): an order after the deletion, by the old account. An email's epoch counted it
+        // for the email's next account; the account's id never does.
+        await handle([at(placed("o2", "ann@x.test", ["e"], first), "2026-11-20T12:00:05.000Z")]);
+        await handle([at(placed("o3", "ann@x.test", ["c"], later), "2026-11-20T12:00:06.000Z")]);
+        await handle([at(placed("o4", "ben@x.test", ["c", "d"]), "2026-11-20T12:00:07.000Z")]);
+        expect(await reads.forCustomer(String(later), 1)).to.deep.equal(["d"]);
+        const bought = await storedPurchases(store);
+        expect(bought[String(later)]).to.equal(JSON.stringify([["c", 1]]));
+        // The first account's purchases since its deletion stay its own.
+        expect(bought[String(first)]).to.equal(JSON.stringify([["e", 1]]));
       });
 
-      /** Each customer's stored purchases with their counts, by id; none for a customer with none. */
-      async function storedPurchases(): Promise<Record<string, string>> {
-        const rows = await store.query<{ subject: string; ranked: string }>(
-          sql`SELECT subject, argMax(ranked, version) AS ranked FROM recommendation_rankings
-            WHERE list = ${purchasesList} GROUP BY subject`,
-        );
-        return Object.fromEntries(
-          rows
-            .map((row) => [row.subject, JSON.stringify([...decodeRanked(row.ranked)].sort())] as const)
-            .filter(([, ranked]) => ranked !== "[]"),
-        );
-      }
+      it("counts an order whose event names no account for what goes together, and for nobody's purchases", async () => {
+        await handle(catalogEvents);
+        await handle([placed("o1", "ann@x.test", ["a", "b"], 0), placed("o2", "ben@x.test", ["c"])]);
+        expect(await reads.alsoBought("a", 1)).to.deep.equal(["b"]);
+        expect(await reads.forCustomer(customerOf("ann@x.test"), 4)).to.deep.equal(["a", "b", "c"]);
+        expect(await reads.forCustomer("", 2)).to.deep.equal(["a", "b"]);
+        // Its cancellation, naming no account either, takes it back.
+        await handle([cancelled("o1", "ann@x.test", 0)]);
+        expect(await reads.alsoBought("a", 1)).to.deep.equal(["c"]);
+      });
 
       it("fills every customer's purchases on upgrade from the first schema as the batches write them", async () => {
         await script();
@@ -175,23 +190,23 @@ describe("co-purchase recommendations", () => {
           at(placed("o9", "jon@x.test", ["b"]), "2026-11-20T10:00:00.000Z"),
           at(accountDeleted("jon@x.test"), "2026-11-20T12:00:00.000Z"),
         ]);
-        const written = await storedPurchases();
+        const written = await storedPurchases(store);
         expect(written).to.deep.include({
-          "ann@x.test": JSON.stringify([
+          [customerOf("ann@x.test")]: JSON.stringify([
             ["a", 1],
             ["b", 1],
             ["c", 1],
           ]),
-          "ivy@x.test": JSON.stringify([
+          [customerOf("ivy@x.test")]: JSON.stringify([
             ["a", 2],
             ['q"\\1', 1],
           ]),
         });
-        expect(written).not.to.have.property("jon@x.test");
+        expect(written).not.to.have.property(customerOf("jon@x.test"));
         await store.command(sql`TRUNCATE TABLE recommendation_rankings`);
         const upgrade = recommendationMigrations.find((migration) => migration.version === 2);
         for (const statement of upgrade?.statements ?? []) await store.command(statement);
-        expect(await storedPurchases()).to.deep.equal(written);
+        expect(await storedPurchases(store)).to.deep.equal(written);
       });
     });
   }

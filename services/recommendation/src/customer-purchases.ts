@@ -1,8 +1,8 @@
 /**
  * What customers bought, as the `bought` lists hold it (rankings.ts): each customer's lines at
  * their latest version (argMax, taken before any condition), kept when not cancelled and placed
- * after the email last changed hands (a customer never forgotten joins the epoch), counted per
- * product. `where` selects customers, on the `customer` column of both tables.
+ * after the customer was last forgotten (a deleted account; a customer never forgotten joins the
+ * epoch), counted per product. `where` selects customers, on the `customer` column of both tables.
  */
 import { sql, type Sql } from "@commerce/runtime/analytics";
 

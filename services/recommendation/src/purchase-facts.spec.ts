@@ -9,12 +9,13 @@ import { purchaseFactOf, purchaseTopics } from "./purchase-facts.js";
 
 const orders = createEventFactory("/commerce/order");
 
-function placement(customerId: string, productIds: readonly string[]): EventRecord {
+function placement(customerId: string, productIds: readonly string[], customerUserId = 7): EventRecord {
   return orders.event(
     OrderPlacedSchema,
     {
       orderId: "o1",
       customerId,
+      customerUserId,
       items: productIds.map((productId) => ({ productId, quantity: 2, priceMinor: 100n })),
       orderDate: "2026-11-20T10:00:00",
       totalAmountMinor: 200n,
@@ -29,6 +30,7 @@ function statusUpdate(status: string): EventRecord {
     {
       orderId: "o1",
       customerId: "ann@x.test",
+      customerUserId: 7,
       previousStatus: "CREATED",
       status,
       updatedAt: "2026-11-20T11:00:00",
@@ -48,11 +50,12 @@ const unreadable = (record: EventRecord): unknown => {
 };
 
 describe("purchaseFactOf", () => {
-  it("reads a placement as its customer's lower-cased email and its distinct products, in order, to the second", () => {
+  it("reads a placement as its owner's account, its lower-cased email and its distinct products, in order, to the second", () => {
     const record = { ...placement("Ann@X.test", ["b", "a", "b"]), time: "2026-11-20T10:00:00.987Z" };
     expect(purchaseFactOf(record)).to.deep.equal({
       kind: "placed",
-      customer: "ann@x.test",
+      customer: "7",
+      email: "ann@x.test",
       orderId: "o1",
       products: ["a", "b"],
       at: new Date("2026-11-20T10:00:00.000Z"),
@@ -62,10 +65,16 @@ describe("purchaseFactOf", () => {
   it("reads only a move to CANCELLED among status updates", () => {
     expect(purchaseFactOf(statusUpdate("CANCELLED"))).to.deep.equal({
       kind: "cancelled",
-      customer: "ann@x.test",
+      customer: "7",
+      email: "ann@x.test",
       orderId: "o1",
     });
     expect(purchaseFactOf(statusUpdate("CONFIRMED"))).to.equal(undefined);
+  });
+
+  it("reads a placement published before events carried the owner's id as nobody's", () => {
+    const fact = purchaseFactOf(placement("ann@x.test", ["a"], 0));
+    expect(fact).to.deep.include({ kind: "placed", customer: "", email: "ann@x.test" });
   });
 
   it("reads nothing from an event type it does not use", () => {

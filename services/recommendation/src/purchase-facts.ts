@@ -5,11 +5,15 @@
  *   ORDER_STATUS_UPDATED  to CANCELLED: that order no longer counts (other moves: nothing)
  *   PRODUCT_CREATED       a product can be recommended, in its category
  *   PRODUCT_DELETED       it never can again
- *   USER_DELETED          the email's history ends: a later account under it starts afresh
+ *   USER_DELETED          the account's purchases are forgotten
  *   anything else         nothing
  *
- * Emails are compared lower-cased, as the Order service records them. An event that cannot be
- * read (its payload does not parse, an id or email is missing, its time is not a time) throws
+ * A customer is an account, keyed by its user id (`customerKey`, ADR 0100): an email passes to
+ * a later account once its holder is deleted, a user id never. An order event published before
+ * events carried the owner's id names no account (key ""): its order counts for what is bought
+ * together, and is nobody's purchase. Its email (lower-cased) is kept only to find the rows of
+ * an order placed before, which were keyed by email. An event that cannot be read (its payload
+ * does not parse, an id or email is missing, its time is not a time) throws
  * `PermanentEventError`: retrying cannot help, so it goes to the dead-letter topic.
  */
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
@@ -33,13 +37,21 @@ import {
 export type PurchaseFact =
   | {
       readonly kind: "placed";
+      /** The owner's `customerKey`; "" when the event names no account. */
       readonly customer: string;
+      /** The owner's email, lower-cased. */
+      readonly email: string;
       readonly orderId: string;
       /** Distinct, in ascending order. */
       readonly products: readonly string[];
       readonly at: Date;
     }
-  | { readonly kind: "cancelled"; readonly customer: string; readonly orderId: string }
+  | {
+      readonly kind: "cancelled";
+      readonly customer: string;
+      readonly email: string;
+      readonly orderId: string;
+    }
   | { readonly kind: "listed"; readonly productId: string; readonly categoryId: string }
   | { readonly kind: "delisted"; readonly productId: string }
   | { readonly kind: "forgotten"; readonly customer: string; readonly at: Date };
@@ -71,7 +83,8 @@ on(OrderPlacedSchema, (event, record) => {
   if (products.length === 0) throw unreadableEvent(record, "has no items");
   return {
     kind: "placed",
-    customer: email(record, event.customerId),
+    customer: customerKey(event.customerUserId),
+    email: email(record, event.customerId),
     orderId: requiredText(record, "orderId", event.orderId),
     products: products.sort(),
     at: timeOf(record),
@@ -82,7 +95,8 @@ on(OrderStatusUpdatedSchema, (event, record) =>
   event.status === "CANCELLED"
     ? {
         kind: "cancelled",
-        customer: email(record, event.customerId),
+        customer: customerKey(event.customerUserId),
+        email: email(record, event.customerId),
         orderId: requiredText(record, "orderId", event.orderId),
       }
     : undefined,
@@ -99,11 +113,15 @@ on(ProductDeletedSchema, (event, record) => ({
   productId: requiredText(record, "productId", event.productId),
 }));
 
-on(UserDeletedSchema, (event, record) => ({
-  kind: "forgotten",
-  customer: email(record, event.email),
-  at: timeOf(record),
-}));
+on(UserDeletedSchema, (event, record) => {
+  if (event.userId === 0) throw unreadableEvent(record, "names no account");
+  return { kind: "forgotten", customer: customerKey(event.userId), at: timeOf(record) };
+});
+
+/** How the tables key a customer: the account's user id in decimal, "" for none (0). */
+export function customerKey(userId: number): string {
+  return userId === 0 ? "" : String(userId);
+}
 
 /** What `record` tells the service, or undefined when it tells it nothing. */
 export function purchaseFactOf(record: EventRecord): PurchaseFact | undefined {

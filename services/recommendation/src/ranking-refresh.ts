@@ -231,8 +231,8 @@ async function rankBestSellers(
   );
 }
 
-/** Each customer's purchases (an empty list for one with none left). */
-async function listPurchases(
+/** Each customer's purchases (an empty list for one with none left), taken again. */
+export async function listPurchases(
   store: AnalyticsStore,
   customers: readonly string[],
   signal: AbortSignal,

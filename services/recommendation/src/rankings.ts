@@ -8,8 +8,8 @@
 export type RankingList = "also" | "category" | "overall";
 
 /**
- * A customer's purchases (subject: their email): each product their orders not cancelled hold,
- * with how many, since the email last changed hands. Read as a set.
+ * A customer's purchases (subject: their account's `customerKey`, purchase-facts.ts): each
+ * product their orders not cancelled hold, with how many. Read as a set.
  */
 export const purchasesList = "bought";
 

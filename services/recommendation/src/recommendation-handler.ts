@@ -4,6 +4,7 @@ import type {
   CustomerRecommendationService,
   RecommendationService,
 } from "@commerce/runtime/gen/commerce/recommendation/v1/recommendation_pb.js";
+import { customerKey } from "./purchase-facts.js";
 import { defaultRecommendations, type Recommendations } from "./recommendations.js";
 
 /** REST: GET /api/products/{productId}/recommendations (public), GET /api/recommendations/me. */
@@ -21,15 +22,15 @@ export function createRecommendationHandler(
       };
     },
     async getMyRecommendations(req, ctx) {
-      const { email } = requireCaller(ctx);
+      const customer = customerKey(requireCaller(ctx).userId);
       return {
-        products: await recommendations.forCustomer(email, req.size ?? defaultRecommendations, ctx.signal),
+        products: await recommendations.forCustomer(customer, req.size ?? defaultRecommendations, ctx.signal),
       };
     },
   };
 }
 
-/** Internal: a peer asks for a customer's recommendations by email. */
+/** Internal: a peer asks for a customer's recommendations by user id (none: best sellers). */
 export function createCustomerRecommendationHandler(
   recommendations: Recommendations,
 ): ServiceImpl<typeof CustomerRecommendationService> {
@@ -37,7 +38,7 @@ export function createCustomerRecommendationHandler(
     async getCustomerRecommendations(req, ctx) {
       return {
         products: await recommendations.forCustomer(
-          req.email,
+          customerKey(req.userId),
           req.size ?? defaultRecommendations,
           ctx.signal,
         ),

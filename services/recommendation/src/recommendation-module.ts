@@ -4,11 +4,14 @@
  * the `recommendation-service` group, a batch at a time (co-purchase-processor.ts), as a store
  * consumer (`createStoreConsumer`: a failing store is waited for, never dead-lettered, since
  * every ranking would stay wrong until a rebuild; an unreadable record goes to
- * `recommendation-service.dead-letter`). Ready while the store answers.
+ * `recommendation-service.dead-letter`). Ready while the store answers. Its document
+ * migrations (in its own database) run first at start: purchase-owners.ts.
  */
 import { createClient } from "@connectrpc/connect";
 import { type AnalyticsStore, createStoreConsumer, migrateAnalyticsStore } from "@commerce/runtime/analytics";
 import type { ServiceContext, ServiceModule } from "@commerce/runtime/server";
+import { migrateDocumentStore } from "@commerce/runtime/store";
+import { AccountService } from "@commerce/runtime/gen/commerce/auth/v1/account_pb.js";
 import { withAnalyticsSpans } from "@commerce/runtime/telemetry";
 import { ProductLookupService } from "@commerce/runtime/gen/commerce/product/v1/lookup_pb.js";
 import {
@@ -17,6 +20,7 @@ import {
 } from "@commerce/runtime/gen/commerce/recommendation/v1/recommendation_pb.js";
 import { createCoPurchaseProcessor } from "./co-purchase-processor.js";
 import { purchaseTopics } from "./purchase-facts.js";
+import { purchaseOwnersMigration } from "./purchase-owners.js";
 import {
   createRecommendationHandler,
   createCustomerRecommendationHandler,
@@ -62,6 +66,9 @@ export async function buildRecommendationService(
       router.service(CustomerRecommendationService, createCustomerRecommendationHandler(recommendations));
     },
     async start() {
+      // Before the copy loads: it then holds the purchases keyed again (purchase-owners.ts).
+      const owners = purchaseOwnersMigration(store, createClient(AccountService, ctx.transport));
+      await migrateDocumentStore(ctx.store, [owners], { logger: ctx.logger });
       await rankings.start();
       await consumer.start();
     },

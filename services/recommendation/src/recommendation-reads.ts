@@ -7,9 +7,9 @@
  * - `alsoBought(p)`: the products most often bought in one order with `p`, by the number of such
  *   orders not cancelled; then the best sellers of `p`'s category; then the best sellers overall.
  *   No statement: the copy holds all three.
- * - `forCustomer(email)`: the products the customer bought (orders not cancelled, placed since
- *   the email last changed hands, as the copy holds them, or one lookup by key for a customer it
- *   does not hold) each bring their co-purchases, as `alsoBought` ranks them (its first 20);
+ * - `forCustomer(customer)`: the products the customer (an account, by `customerKey`) bought
+ *   (orders not cancelled, as the copy holds them, or one lookup by key for a customer it does not
+ *   hold; none for "", no account) each bring their co-purchases, as `alsoBought` ranks them (its first 20);
  *   these are ranked by their counts added up, leaving out what the customer bought; then the
  *   best sellers overall (of the first 100).
  */
@@ -18,7 +18,8 @@ import { type Ranked, byRank } from "./rankings.js";
 
 export interface RecommendationReads {
   alsoBought(productId: string, size: number, signal?: AbortSignal): Promise<string[]>;
-  forCustomer(email: string, size: number, signal?: AbortSignal): Promise<string[]>;
+  /** `customer`: the account's `customerKey` (purchase-facts.ts). */
+  forCustomer(customer: string, size: number, signal?: AbortSignal): Promise<string[]>;
 }
 
 /** The ids of `lists` in turn, each once and none of `excluded`, at most `size`. */
@@ -46,8 +47,8 @@ export function createRecommendationReads(rankings: RankingsReplica): Recommenda
       );
     },
 
-    async forCustomer(email, size, signal) {
-      const purchases = new Set(await rankings.purchases(email.toLowerCase(), signal));
+    async forCustomer(customer, size, signal) {
+      const purchases = new Set(customer === "" ? [] : await rankings.purchases(customer, signal));
       const scores = new Map<string, number>();
       for (const product of purchases) {
         for (const [id, count] of rankings.get("also", product)?.ranked ?? []) {

@@ -20,8 +20,8 @@ export const defaultRecommendations = 4;
 export interface Recommendations {
   /** Bought with `productId`; NOT_FOUND when the catalog does not list it. */
   forProduct(productId: string, size: number, signal: AbortSignal): Promise<ProductItem[]>;
-  /** For the customer with this email. */
-  forCustomer(email: string, size: number, signal: AbortSignal): Promise<ProductItem[]>;
+  /** For the customer whose account's `customerKey` this is (purchase-facts.ts). */
+  forCustomer(customer: string, size: number, signal: AbortSignal): Promise<ProductItem[]>;
 }
 
 export function createRecommendations(
@@ -40,8 +40,8 @@ export function createRecommendations(
       if (items[0]?.id !== productId) throw notFound("product not found");
       return items.slice(1);
     },
-    async forCustomer(email, size, signal) {
-      return listed(await reads.forCustomer(email, size, signal), signal);
+    async forCustomer(customer, size, signal) {
+      return listed(await reads.forCustomer(customer, size, signal), signal);
     },
   };
 }

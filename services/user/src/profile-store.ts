@@ -1,6 +1,6 @@
 /**
  * What the User service stores, in its own database: profiles (sharing the Auth account's
- * integer id) and addresses (integer ids of their own, each owned by one user's email).
+ * integer id) and addresses (integer ids of their own, each owned by one account's user id).
  */
 import type { Role } from "@commerce/runtime/identity";
 import {
@@ -23,8 +23,15 @@ export interface ProfileDocument extends VersionedDocument {
 
 export interface AddressDocument extends VersionedDocument {
   readonly _id: number;
-  /** The owner's email (the identity the edge asserts). */
+  /** The owner's email when the address was added (kept, never compared). */
   readonly owner: string;
+  /**
+   * The owner: the user id of the account that added it, which every read and write checks
+   * (ADR 0100). 0: nobody (an address from before owners were kept by id whose account could
+   * not be established). Absent only on an address added before, until the owner backfill gives
+   * it one (address-owners.ts).
+   */
+  readonly ownerId?: number;
   readonly street: string;
   readonly city: string;
   readonly state: string;
@@ -44,7 +51,7 @@ const profilesSpec: CollectionSpec<ProfileDocument> = {
 };
 const addressesSpec: CollectionSpec<AddressDocument> = {
   name: "addresses",
-  indexes: [{ fields: ["owner"] }],
+  indexes: [{ fields: ["ownerId"] }],
 };
 
 export async function openProfileCollections(store: DocumentStore): Promise<ProfileCollections> {

@@ -1,6 +1,6 @@
 /**
- * The User domain: a caller's profile and addresses, ownership from the caller's email, and
- * admin management of users. The caller's profile is found by email and must be the account the
+ * The User domain: a caller's profile and addresses, each address owned by the account's user
+ * id (ADR 0100), and admin management of users. The caller's profile is found by email and must be the account the
  * token was issued for (`caller.userId`): an email freed by a deletion and registered again is
  * another account, which no older token reaches (ADR 0034).
  */
@@ -66,7 +66,7 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
     await profileOf(caller, signal);
     const address = await addresses.get(addressId, signal);
     if (address === undefined) throw notFound("address not found");
-    if (address.owner !== caller.email) throw forbidden("this address belongs to another user");
+    if (address.ownerId !== caller.userId) throw forbidden("this address belongs to another user");
     return address;
   }
 
@@ -90,7 +90,7 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
         addresses,
         collections.addressIds,
         async (id) => {
-          const address = { _id: id, _v: 1, owner: caller.email, ...pick(fields) };
+          const address = { _id: id, _v: 1, owner: caller.email, ownerId: caller.userId, ...pick(fields) };
           await addresses.insert(address, signal);
           return address;
         },
@@ -100,7 +100,7 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
 
     async listAddresses(caller, signal) {
       await profileOf(caller, signal);
-      return addresses.find({ owner: caller.email }, { sort: [{ field: "_id", direction: 1 }], signal });
+      return addresses.find({ ownerId: caller.userId }, { sort: [{ field: "_id", direction: 1 }], signal });
     },
 
     async updateAddress(caller, addressId, fields, signal) {
@@ -109,7 +109,7 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
         addresses,
         addressId,
         (a) => {
-          if (a.owner !== caller.email) throw forbidden("this address belongs to another user");
+          if (a.ownerId !== caller.userId) throw forbidden("this address belongs to another user");
           return { ...a, ...pick(fields) };
         },
         signal,
@@ -136,7 +136,7 @@ export function createProfiles({ collections, accounts }: ProfilesDeps): Profile
       } catch (error) {
         throw unavailable("could not delete the account's credentials", error);
       }
-      for (const address of await addresses.find({ owner: profile.email }, { signal })) {
+      for (const address of await addresses.find({ ownerId: profile._id }, { signal })) {
         await addresses.delete(address._id, signal);
       }
       await profiles.delete(userId, signal);

@@ -54,3 +54,15 @@ export async function adminLogin(): Promise<string> {
   adminToken ??= await login(adminEmail, adminPassword);
   return adminToken;
 }
+
+/**
+ * Registers `email` again, as someone else, after its account was deleted (201), and logs in:
+ * a new account's token.
+ */
+export async function registeredAgain(email: string, password = "another password"): Promise<string> {
+  const again = await api("POST", "/api/auth/register", {
+    body: { fullName: "Someone Else", email, phoneNo: "+919999999999", password },
+  });
+  expect(again.status, again.text).to.equal(201);
+  return login(email, password);
+}

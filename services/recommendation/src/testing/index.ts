@@ -3,3 +3,4 @@
  * imported by the service itself.
  */
 export * from "./purchase-events.js";
+export * from "./stored-purchases.js";

@@ -9,3 +9,4 @@ export * from "./hop-credentials.js";
 export * from "./request-trust.js";
 export * from "./revoked-accounts.js";
 export * from "./trust-settings.js";
+export * from "./email-holders-client.js";

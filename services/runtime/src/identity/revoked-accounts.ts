@@ -69,7 +69,8 @@ export interface RevokedAccountDocument extends StoredDocument {
   readonly deletedAt: string;
 }
 
-const revokedAccountsSpec: CollectionSpec<RevokedAccountDocument> = { name: "revoked_accounts" };
+/** Where a feed keeps the deleted accounts it learned (the Auth service reads them: ADR 0101). */
+export const revokedAccountsSpec: CollectionSpec<RevokedAccountDocument> = { name: "revoked_accounts" };
 
 /**
  * The version of `revoked_accounts`: one document whose `_v` moves after each deletion learned,

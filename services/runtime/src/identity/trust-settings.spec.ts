@@ -65,18 +65,25 @@ describe("readServiceCredentials", () => {
       PEER_CALLERS_SHA256: [
         `product=${digest(peerCredential(secrets.peerSecret, "product", "order"))}`,
         `payment=${digest(peerCredential(secrets.peerSecret, "payment", "order"))}`,
+        `notification=${digest(peerCredential(secrets.peerSecret, "notification", "order"))}`,
       ].join(","),
+      AUTH_SERVICE_CREDENTIAL: peerCredential(secrets.peerSecret, "order", "auth"),
       PRODUCT_SERVICE_CREDENTIAL: peerCredential(secrets.peerSecret, "order", "product"),
     });
     // The stream processor serves no API and calls nobody: it holds nothing.
     expect(serviceTrustEnvironment("analytics-processor", secrets)).to.deep.equal({});
-    expect(serviceTrustEnvironment("notification", secrets)).to.have.keys(["EDGE_CREDENTIAL_SHA256"]);
+    expect(serviceTrustEnvironment("notification", secrets)).to.have.keys([
+      "EDGE_CREDENTIAL_SHA256",
+      "AUTH_SERVICE_CREDENTIAL",
+      "ORDER_SERVICE_CREDENTIAL",
+    ]);
   });
 
   it("names every missing or malformed credential", () => {
     expect(problems("order", {})).to.deep.equal([
       "EDGE_CREDENTIAL_SHA256 is required (ADR 0105)",
       "PEER_CALLERS_SHA256 is required (ADR 0105)",
+      "AUTH_SERVICE_CREDENTIAL is required (ADR 0105)",
       "PRODUCT_SERVICE_CREDENTIAL is required (ADR 0105)",
     ]);
     const good = serviceTrustEnvironment("order", secrets);
@@ -85,17 +92,20 @@ describe("readServiceCredentials", () => {
       problems("order", {
         ...good,
         EDGE_CREDENTIAL_SHA256: "not-hex",
-        PEER_CALLERS_SHA256: `product=${digest},notification=${digest}`,
+        PEER_CALLERS_SHA256: `product=${digest},user=${digest}`,
         PRODUCT_SERVICE_CREDENTIAL: "short",
       }),
     ).to.deep.equal([
       "EDGE_CREDENTIAL_SHA256 must be the SHA-256 of the edge's credential for order as 64 hex digits",
-      'PEER_CALLERS_SHA256 names "notification", which is not a caller of order or is named twice (its callers: product, payment)',
-      "PEER_CALLERS_SHA256 lacks the digest of payment, which call order",
+      'PEER_CALLERS_SHA256 names "user", which is not a caller of order or is named twice (its callers: product, payment, notification)',
+      "PEER_CALLERS_SHA256 lacks the digest of payment and notification, which call order",
       "PRODUCT_SERVICE_CREDENTIAL must be at least 32 visible ASCII characters without spaces",
     ]);
     expect(
-      problems("order", { ...good, PEER_CALLERS_SHA256: `product=${digest},payment=xyz` }),
+      problems("order", {
+        ...good,
+        PEER_CALLERS_SHA256: `product=${digest},payment=xyz,notification=${digest}`,
+      }),
     ).to.deep.equal([
       "PEER_CALLERS_SHA256 must give payment's digest as payment=<64 hex digits>",
       "PEER_CALLERS_SHA256 lacks the digest of payment, which call order",

@@ -19,13 +19,13 @@ export const peerAddresses = declareSettings({
   },
   AUTH_SERVICE_URL: {
     whenUnset: "required",
-    meaning: "The Auth service's address, which User calls",
-    readBy: ["user"],
+    meaning: "The Auth service's address, which User, Order, Notification and Recommendation call",
+    readBy: ["user", "order", "notification", "recommendation"],
   },
   ORDER_SERVICE_URL: {
     whenUnset: "required",
-    meaning: "The Order service's address, which Product and Payment call",
-    readBy: ["product", "payment"],
+    meaning: "The Order service's address, which Product, Payment and Notification call",
+    readBy: ["product", "payment", "notification"],
   },
   PRODUCT_SERVICE_URL: {
     whenUnset: "required",

@@ -9,6 +9,7 @@ export * from "./eventually.js";
 export * from "./faulty-transport.js";
 export * from "./metrics-probe.js";
 export * from "./raw-http-exchange.js";
+export * from "./registered-account.js";
 export * from "./rejection.js";
 export * from "./service-harness.js";
 export * from "./test-analytics-stores.js";
