@@ -53,7 +53,7 @@ describe("createEventFactory", () => {
       time: "",
       subject: "o-1",
       topic: "order-events",
-      data: '{"orderId":"o-1","customerId":"a@example.com","items":[{"productId":"p-1","quantity":2,"priceMinor":"0"}],"orderDate":"","totalAmountMinor":"0"}',
+      data: '{"orderId":"o-1","customerId":"a@example.com","items":[{"productId":"p-1","quantity":2,"priceMinor":"0"}],"orderDate":"","totalAmountMinor":"0","customerUserId":0}',
     });
     expect(entry).to.not.have.property("traceparent");
   });

@@ -6,8 +6,12 @@ describe("peerCalls", () => {
     expect(peerCalls.map((call) => `${call.caller} -> ${call.callee}`)).to.deep.equal([
       "auth -> user",
       "user -> auth",
+      "order -> auth",
+      "notification -> auth",
+      "recommendation -> auth",
       "product -> order",
       "payment -> order",
+      "notification -> order",
       "order -> product",
       "recommendation -> product",
     ]);
