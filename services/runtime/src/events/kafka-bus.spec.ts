@@ -118,6 +118,7 @@ describe("createKafkaBus", function () {
       clientId: "kafka-bus-spec",
       logger,
       redeliveryDelayMs: 10,
+      maxRedeliveryDelayMs: 500,
       topics: [],
       ...options,
     });
@@ -203,6 +204,7 @@ describe("createKafkaBus", function () {
           clientId: "kafka-bus-contract",
           logger,
           redeliveryDelayMs: 10,
+          maxRedeliveryDelayMs: 500,
           partitions: 3,
           topics: [],
         }),
@@ -476,6 +478,34 @@ describe("createKafkaBus", function () {
     ]);
   });
 
+  it("closes at once while a failing record waits for its redelivery, which the group's next member gets", async function () {
+    // Generous: the next member joins the group after the first one left (a rebalance).
+    this.timeout(90_000);
+    const topic = unique("paused");
+    const group = unique("group");
+    const first = await open({ topics: [topic], redeliveryDelayMs: 60_000, maxRedeliveryDelayMs: 60_000 });
+    let failures = 0;
+    const failing = await first.subscribe({
+      group,
+      topics: [topic],
+      handler: () => {
+        failures += 1;
+        return Promise.reject(new Error("store unreachable"));
+      },
+    });
+    subscriptions.push(failing);
+    await first.publish([event(1, topic)]);
+    await until(() => failures === 1, "the failed delivery", 30_000);
+    const closing = performance.now();
+    await failing.close();
+    expect(performance.now() - closing).to.be.below(5_000);
+    const seen = await collect(await open(), group, [topic]);
+    await until(() => seen.length >= 1, "the redelivery to the next member", 45_000);
+
+    expect(seen.map((record) => record.id)).to.deep.equal([event(1, topic).id]);
+    expect(failures).to.equal(1);
+  });
+
   it("loses nothing when the broker restarts: publishing fails meanwhile, consuming resumes after", async function () {
     this.timeout(180_000);
     const dataDir = join(scratch, `restart-${randomUUID().slice(0, 8)}`);
@@ -487,6 +517,7 @@ describe("createKafkaBus", function () {
         clientId: "kafka-bus-restart",
         logger,
         redeliveryDelayMs: 10,
+        maxRedeliveryDelayMs: 500,
         topics: [topic],
       });
       buses.push(bus);
