@@ -31,6 +31,7 @@ import {
 } from "@commerce/runtime/identity";
 import type { Logger } from "@commerce/runtime/logging";
 import {
+  createDependencyHealth,
   createDualProtocolServer,
   createServiceHost,
   type ServiceHost,
@@ -101,6 +102,9 @@ export async function startPlatform({
   // One store for the stream processor, the Analytics service and the Recommendation service
   // (chDB serves one folder per process, and one engine is all they need).
   const analyticsStore: AnalyticsStore = await openAnalyticsStore(config.analyticsStore);
+  // On MongoDB and Kafka, readiness follows them; the embedded store and bus always answer.
+  const dependencies = createDependencyHealth({ stores, bus, logger });
+  await dependencies.start();
 
   let ready = false;
   // Services reach each other through the host's in-memory transport, which exists only once
@@ -144,7 +148,7 @@ export async function startPlatform({
       peerSecretSha256: sha256(config.peerSecret),
     }),
     revoked,
-    isReady: () => ready && modules.every((module) => module.isHealthy?.() ?? true),
+    isReady: () => ready && dependencies.healthy() && modules.every((module) => module.isHealthy?.() ?? true),
     telemetry: serverTelemetryByService(modules, telemetry),
   });
 
@@ -160,7 +164,7 @@ export async function startPlatform({
     edgeSecret: config.edgeSecret,
     maxBodyBytes: config.process.maxBodyBytes,
     logger: logger.child({ service: "edge" }),
-    isReady: () => ready,
+    isReady: () => ready && dependencies.healthy(),
     telemetry: telemetry.forService("edge"),
     cors: config.cors,
     site: createPublicSite(readPublicSiteFiles({ paymentGatewayUrl: gatewayUrlOf(config.payment.gateway) })),
@@ -184,6 +188,7 @@ export async function startPlatform({
       await host.close();
       for (const module of [...modules].reverse()) await module.stop();
       await revoked.stop();
+      dependencies.stop();
       await analyticsStore.close();
       await bus.close();
       await stores.close();

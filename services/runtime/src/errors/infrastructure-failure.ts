@@ -37,12 +37,29 @@ const unavailableCodes = new Set([Code.Unavailable, Code.DeadlineExceeded, Code.
 const maxDepth = 8;
 
 export function isInfrastructureFailure(error: unknown): boolean {
+  return anyInChain(error, isInfrastructureItself);
+}
+
+/**
+ * Whether the error, or one of its causes, is Node's own of a connection that failed
+ * (`ECONNRESET`, `ECONNREFUSED`…): what a client library lets through unwrapped at times.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  return anyInChain(error, hasNetworkCode);
+}
+
+function anyInChain(error: unknown, test: (error: unknown) => boolean): boolean {
   let current = error;
   for (let depth = 0; depth < maxDepth && current !== undefined && current !== null; depth++) {
-    if (isInfrastructureItself(current)) return true;
+    if (test(current)) return true;
     current = current instanceof Error ? current.cause : undefined;
   }
   return false;
+}
+
+function hasNetworkCode(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" && networkCodes.has(code);
 }
 
 function isInfrastructureItself(error: unknown): boolean {
@@ -50,8 +67,8 @@ function isInfrastructureItself(error: unknown): boolean {
   if (error instanceof DomainError) return error.kind === "unavailable" || error.kind === "throttled";
   if (error instanceof ConnectError) return unavailableCodes.has(error.code);
   if (typeof error !== "object" || error === null) return false;
-  const { code, name, retriable } = error as { code?: unknown; name?: unknown; retriable?: unknown };
-  if (typeof code === "string" && networkCodes.has(code)) return true;
+  if (hasNetworkCode(error)) return true;
+  const { name, retriable } = error as { name?: unknown; retriable?: unknown };
   // AbortSignal.timeout's reason: a wait of ours ran out.
   if (name === "TimeoutError") return true;
   // KafkaJS marks what its own retries would retry (a lost leader, a refused connection).

@@ -3,8 +3,9 @@
  * runs, in the multi-process topology and in a Kubernetes pod alike. It reads only the settings
  * this service owns, opens only its own database, listens on its own port, and reaches its
  * peers through gRPC clients at the addresses its configuration gives, presenting the peer
- * credential. On SIGTERM it turns unready, lets requests in flight finish, stops its background
- * work and closes its connections.
+ * credential. It is ready while its store and bus answer (dependency-health.ts). On SIGTERM it
+ * turns unready, lets requests in flight finish, stops its background work and closes its
+ * connections.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
@@ -29,6 +30,7 @@ import { createGrpcPeerTransport } from "../transport/grpc-peer-transport.js";
 import { withCredential } from "../transport/credential-transport.js";
 import { createRoutingTransport } from "../transport/routing-transport.js";
 import { runProcess, shutdownGraceMs } from "./run-process.js";
+import { createDependencyHealth } from "./dependency-health.js";
 import { createServiceHost } from "./service-host.js";
 import { shutdownOnSignals } from "./shutdown-on-signals.js";
 import type { ServiceContext, ServiceModule } from "./service-module.js";
@@ -105,6 +107,8 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     for (const service of peer.services) byService.set(service.typeName, transport);
   }
   const store = await stores.open(`commerce_${spec.name}`);
+  const dependencies = createDependencyHealth({ stores, bus, logger });
+  await dependencies.start();
   const context: ServiceContext = {
     logger,
     store: withStoreSpans(store, serviceTelemetry),
@@ -124,6 +128,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     group: `${spec.name}-revocations`,
     logger,
     pollIntervalMs: replicaPollMs,
+    telemetry: serviceTelemetry,
   });
   await revoked.start(); // before serving: a restarted process still refuses deleted accounts
   let ready = false;
@@ -133,7 +138,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     maxBodyBytes: processSettings.maxBodyBytes,
     trust: createRequestTrust(trust),
     revoked,
-    isReady: () => ready && (module.isHealthy?.() ?? true),
+    isReady: () => ready && dependencies.healthy() && (module.isHealthy?.() ?? true),
     telemetry: serverTelemetryByService([{ name: spec.name, services: module.services }], telemetry),
   });
   const port = await host.listen(processSettings.port, processSettings.host);
@@ -147,6 +152,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     await host.close(shutdownGraceMs);
     await module.stop();
     await revoked.stop();
+    dependencies.stop();
     await bus.close();
     await stores.close();
     await telemetry.shutdown();

@@ -30,6 +30,7 @@ import {
   type Filter as DriverFilter,
   type Sort,
 } from "mongodb";
+import { isConnectionFailure } from "../errors/infrastructure-failure.js";
 import { retry } from "../resilience/retry.js";
 import {
   DuplicateKeyError,
@@ -123,8 +124,13 @@ const stateChangeCodes = new Set([
   13436, // NotPrimaryOrSecondary
 ]);
 
-/** True for a driver error that says the server did not answer, not that it refused the operation. */
+/**
+ * True for a driver error that says the server did not answer, not that it refused the
+ * operation; also for Node's own error of a connection reset or refused, which the driver
+ * sometimes lets through unwrapped (a write to a socket reset under it).
+ */
 function isUnanswered(error: unknown): boolean {
+  if (isConnectionFailure(error)) return true;
   if (
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||

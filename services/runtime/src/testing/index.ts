@@ -10,6 +10,7 @@ export * from "./metrics-probe.js";
 export * from "./raw-http-exchange.js";
 export * from "./rejection.js";
 export * from "./service-harness.js";
+export * from "./tcp-proxy.js";
 export * from "./test-analytics-stores.js";
 export * from "./test-stores.js";
 export * from "./traced-product-host.js";
