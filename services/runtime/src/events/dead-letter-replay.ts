@@ -13,7 +13,9 @@
  * of its own (`<group>.dead-letter-replay`), which commits what it copied, so the next replay
  * starts after it. A replay that stops half-way (a crash between the copy and the commit) copies
  * a record again, which the group absorbs by event id as any redelivery. It copies what the
- * topic held when it began, and returns.
+ * topic held when it began, and returns. A record the group parks again while the replay runs
+ * (its cause is not fixed after all) is left for the next replay: copying it again at once would
+ * loop for as long as the replay ran.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { deadLetterTopic } from "./dead-letter-publisher.js";
@@ -96,12 +98,22 @@ export async function replayDeadLetters(options: ReplayOptions): Promise<ReplayR
   const goal = await bus.lag(replayer, [source]);
   if (goal.every((partition) => reached(partition, goal))) return { replayed: 0 };
   let replayed = 0;
+  /** Event ids copied by this replay, and the parking each copy was of. */
+  const copied = new Map<string, Set<string>>();
   const subscription = await bus.subscribe({
     group: replayer,
     topics: [source],
     handler: async (record, signal) => {
+      const parking = record.deadLetter?.time ?? "";
+      const parkings = copied.get(record.id);
+      if (parkings !== undefined && !parkings.has(parking)) {
+        // Parked again since this replay copied it: held, uncommitted, until the replay ends.
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        signal.throwIfAborted();
+      }
       // The dead-letter details stay: they name the record's original topic.
       await bus.publish([{ ...record, topic: target }], signal);
+      copied.set(record.id, (parkings ?? new Set()).add(parking));
       replayed += 1;
       options.onReplayed?.(record);
     },
