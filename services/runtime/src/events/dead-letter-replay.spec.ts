@@ -28,7 +28,7 @@ const command = join(import.meta.dirname, "dead-letter-replay-main.ts");
 const run = promisify(execFile);
 
 interface BusUnderTest {
-  /** Opens a bus on the spec's storage (again after the last one closed). */
+  /** Opens a bus on this suite's storage (again after the last one closed). */
   open(): Promise<EventBus>;
   /** What the replay command needs to open the same bus. */
   readonly env: Record<string, string>;
