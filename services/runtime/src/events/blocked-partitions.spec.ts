@@ -1,6 +1,10 @@
 import { expect } from "chai";
 import { StoreUnavailableError } from "../store/document-store.js";
-import { BlockedPartitions, type FailedDelivery } from "./blocked-partitions.js";
+import {
+  BlockedPartitions,
+  type BlockedPartitionsOptions,
+  type FailedDelivery,
+} from "./blocked-partitions.js";
 
 interface Line {
   readonly level: string;
@@ -25,15 +29,24 @@ const outage = (partition = 1): FailedDelivery => ({
   error: new StoreUnavailableError(new Error("connect ECONNREFUSED 127.0.0.1:27017")),
 });
 
+/** The Order service's partitions on Kafka, paced by `backoff` (no jitter unless it says). */
+function orderPartitions(
+  logger: ReturnType<typeof recordingLogger>,
+  backoff: Partial<BlockedPartitionsOptions["backoff"]> = {},
+  random?: () => number,
+): BlockedPartitions {
+  return new BlockedPartitions({
+    group: "order-service",
+    bus: "kafka bus",
+    logger,
+    backoff: { initialMs: 100, maxMs: 1_000, jitter: "none", ...backoff },
+    ...(random === undefined ? {} : { random }),
+  });
+}
+
 describe("BlockedPartitions", () => {
   it("pauses longer after each failure in a row, up to the cap, and never gives up", () => {
-    const blocked = new BlockedPartitions({
-      group: "order-service",
-      bus: "kafka bus",
-      logger: recordingLogger(),
-      backoff: { initialMs: 100, maxMs: 1_000, jitter: "equal" },
-      random: () => 0.999999,
-    });
+    const blocked = orderPartitions(recordingLogger(), { jitter: "equal" }, () => 0.999999);
     const pauses = Array.from({ length: 40 }, () => blocked.failed(outage()));
 
     expect(pauses.slice(0, 6)).to.deep.equal([100, 200, 400, 800, 1_000, 1_000]);
@@ -43,12 +56,7 @@ describe("BlockedPartitions", () => {
 
   it("tells which partition is blocked since when, and logs each failure with both", () => {
     const logger = recordingLogger();
-    const blocked = new BlockedPartitions({
-      group: "order-service",
-      bus: "kafka bus",
-      logger,
-      backoff: { initialMs: 100, maxMs: 1_000, jitter: "none" },
-    });
+    const blocked = orderPartitions(logger);
     const before = Date.now();
     blocked.failed(outage());
     blocked.failed(outage());
@@ -106,12 +114,7 @@ describe("BlockedPartitions", () => {
 
   it("forgets a partition once its record went through, logging how long it was blocked, and starts over after", () => {
     const logger = recordingLogger();
-    const blocked = new BlockedPartitions({
-      group: "order-service",
-      bus: "kafka bus",
-      logger,
-      backoff: { initialMs: 100, maxMs: 1_000, jitter: "none" },
-    });
+    const blocked = orderPartitions(logger);
     blocked.failed(outage());
     blocked.failed(outage());
     blocked.handled("payment-events", 0);
@@ -127,12 +130,7 @@ describe("BlockedPartitions", () => {
   });
 
   it("forgets the partitions a rebalance took away", () => {
-    const blocked = new BlockedPartitions({
-      group: "order-service",
-      bus: "kafka bus",
-      logger: recordingLogger(),
-      backoff: { initialMs: 1, maxMs: 1, jitter: "none" },
-    });
+    const blocked = orderPartitions(recordingLogger());
     blocked.failed(outage(0));
     blocked.failed(outage(2));
     blocked.keepOnly((topic, partition) => topic === "payment-events" && partition === 2);

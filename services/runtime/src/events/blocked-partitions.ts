@@ -153,16 +153,37 @@ function keyOf(topic: string, partition: number): string {
   return `${topic}\u0000${partition}`;
 }
 
-/**
- * The redelivery backoff of both adapters: `redeliveryDelayMs` is the ceiling of the first pause,
- * doubling per failure up to `maxRedeliveryDelayMs`, with equal jitter (a consumer against a
- * failing dependency, backoff.ts).
- */
-export function redeliveryBackoff(redeliveryDelayMs: number, maxRedeliveryDelayMs: number): Backoff {
-  return { initialMs: redeliveryDelayMs, maxMs: maxRedeliveryDelayMs, jitter: "equal" };
+/** How a bus adapter paces redeliveries (both adapters' options include these). */
+export interface RedeliveryOptions {
+  /**
+   * Ceiling of the pause before a record whose handler failed is delivered again (default
+   * 1000 ms); it doubles with each failure in a row.
+   */
+  readonly redeliveryDelayMs?: number;
+  /** Cap of that pause (default 30 s, or `redeliveryDelayMs` when that is longer). */
+  readonly maxRedeliveryDelayMs?: number;
 }
 
 /** Default ceiling of the first pause after a failed delivery. */
-export const defaultRedeliveryDelayMs = 1_000;
+const defaultRedeliveryDelayMs = 1_000;
 /** Default cap of the pause: a partition blocked for an hour tries about 120 times. */
-export const defaultMaxRedeliveryDelayMs = 30_000;
+const defaultMaxRedeliveryDelayMs = 30_000;
+
+/**
+ * The redelivery backoff of `options`: the ceiling of the first pause doubling per failure up
+ * to the cap, with equal jitter (a consumer against a failing dependency, backoff.ts). Throws a
+ * RangeError for values that cannot be meant.
+ */
+export function redeliveryBackoff(options: RedeliveryOptions): Backoff {
+  const initialMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
+  if (!Number.isFinite(initialMs) || initialMs < 0) {
+    throw new RangeError(`redeliveryDelayMs must be >= 0, got ${initialMs}`);
+  }
+  const backoff: Backoff = {
+    initialMs,
+    maxMs: options.maxRedeliveryDelayMs ?? Math.max(defaultMaxRedeliveryDelayMs, initialMs),
+    jitter: "equal",
+  };
+  checkBackoff(backoff);
+  return backoff;
+}

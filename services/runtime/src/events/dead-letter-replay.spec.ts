@@ -108,6 +108,15 @@ function replaySuite(name: string, prepare: () => Promise<{ bus: BusUnderTest; s
       return lags.reduce((n, lag) => n + BigInt(lag.end) - BigInt(lag.start), 0n);
     }
 
+    /** Waits until `group` has parked `count` records in all. */
+    async function awaitParked(bus: EventBus, group: string, count: bigint): Promise<void> {
+      await eventually(
+        async () => ((await parkedIn(bus, group)) === count ? true : undefined),
+        30_000,
+        `${count} records parked by ${group}`,
+      );
+    }
+
     it("replays each dead letter once, to the group that parked it and no other, as it was first consumed", async () => {
       const bus = await open();
       const poison = record(1);
@@ -145,18 +154,10 @@ function replaySuite(name: string, prepare: () => Promise<{ bus: BusUnderTest; s
       const poison = record(1);
       const group = await consumer(bus, names.group, new Set([poison.id]));
       await bus.publish([poison]);
-      await eventually(
-        async () => ((await parkedIn(bus, names.group)) === 1n ? true : undefined),
-        30_000,
-        "parked",
-      );
+      await awaitParked(bus, names.group, 1n);
 
       expect((await replayDeadLetters({ bus, group: names.group })).replayed).to.equal(1);
-      await eventually(
-        async () => ((await parkedIn(bus, names.group)) === 2n ? true : undefined),
-        30_000,
-        "again",
-      );
+      await awaitParked(bus, names.group, 2n);
       const parked: EventRecord[] = [];
       subscriptions.push(
         await bus.subscribe({
@@ -205,11 +206,7 @@ function replaySuite(name: string, prepare: () => Promise<{ bus: BusUnderTest; s
       );
       await bus.publish([record(1)]);
       await bus.publish([record(2, names.other)]);
-      await eventually(
-        async () => ((await parkedIn(bus, names.group)) === 2n ? true : undefined),
-        30_000,
-        "parked",
-      );
+      await awaitParked(bus, names.group, 2n);
       broken = false;
 
       expect((await replayDeadLetters({ bus, group: names.group })).replayed).to.equal(2);
@@ -226,11 +223,7 @@ function replaySuite(name: string, prepare: () => Promise<{ bus: BusUnderTest; s
       const poison = record(1);
       const group = await consumer(bus, names.group, new Set([poison.id]));
       await bus.publish([poison]);
-      await eventually(
-        async () => ((await parkedIn(bus, names.group)) === 1n ? true : undefined),
-        30_000,
-        "parked",
-      );
+      await awaitParked(bus, names.group, 1n);
       // The consumers stop (on the embedded bus, the command needs the log to itself).
       for (const subscription of subscriptions.splice(0)) await subscription.close();
       await Promise.all(buses.splice(0).map((opened) => opened.close()));

@@ -53,14 +53,13 @@ import { assertBatchBounds, assertBusName, groupByTopic } from "./publish-batch.
 import { TopicLog, isErrno } from "./topic-log.js";
 import {
   BlockedPartitions,
-  defaultMaxRedeliveryDelayMs,
-  defaultRedeliveryDelayMs,
   redeliveryBackoff,
   type BlockedPartition,
+  type RedeliveryOptions,
 } from "./blocked-partitions.js";
-import { checkBackoff, type Backoff } from "../resilience/backoff.js";
+import type { Backoff } from "../resilience/backoff.js";
 
-export interface EmbeddedBusOptions {
+export interface EmbeddedBusOptions extends RedeliveryOptions {
   /** The bus's own directory; created if missing. */
   readonly dataDir: string;
   readonly logger?: EventLogger;
@@ -68,13 +67,6 @@ export interface EmbeddedBusOptions {
   readonly segmentBytes?: number;
   /** Sync each group commit to disk before `publish` resolves (default true). */
   readonly fsync?: boolean;
-  /**
-   * Ceiling of the pause before a record whose handler failed is delivered again (default
-   * 1000 ms); it doubles with each failure in a row.
-   */
-  readonly redeliveryDelayMs?: number;
-  /** Cap of that pause (default 30 s). */
-  readonly maxRedeliveryDelayMs?: number;
   /**
    * Consumed segments are kept at least this long after their last record (default 24 h), so a
    * consumer group added later still finds recent history, as with Kafka's time retention.
@@ -93,18 +85,10 @@ const openDirectories = new Set<string>();
 /** Opens (creating if needed) the bus stored under `dataDir`. */
 export async function createEmbeddedBus(options: EmbeddedBusOptions): Promise<EventBus> {
   const segmentBytes = options.segmentBytes ?? defaultSegmentBytes;
-  const redeliveryDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
   if (!Number.isSafeInteger(segmentBytes) || segmentBytes < 1) {
     throw new RangeError(`segmentBytes must be a positive integer, got ${segmentBytes}`);
   }
-  if (!Number.isFinite(redeliveryDelayMs) || redeliveryDelayMs < 0) {
-    throw new RangeError(`redeliveryDelayMs must be >= 0, got ${redeliveryDelayMs}`);
-  }
-  const redelivery = redeliveryBackoff(
-    redeliveryDelayMs,
-    options.maxRedeliveryDelayMs ?? Math.max(defaultMaxRedeliveryDelayMs, redeliveryDelayMs),
-  );
-  checkBackoff(redelivery);
+  const redelivery = redeliveryBackoff(options);
   const retainMs = options.retainMs ?? defaultRetainMs;
   if (!Number.isFinite(retainMs) || retainMs < 0) {
     throw new RangeError(`retainMs must be >= 0, got ${retainMs}`);

@@ -63,7 +63,7 @@ import {
   type Producer,
 } from "kafkajs";
 import { setTimeout as delay } from "node:timers/promises";
-import { checkBackoff, type Backoff } from "../resilience/backoff.js";
+import type { Backoff } from "../resilience/backoff.js";
 import { retry } from "../resilience/retry.js";
 import { pino } from "pino";
 import type {
@@ -82,14 +82,13 @@ import { correctKafkaJsRequestQueue } from "./kafkajs-request-queue.js";
 import { assertBatchBounds, assertBusName, groupByTopic } from "./publish-batch.js";
 import {
   BlockedPartitions,
-  defaultMaxRedeliveryDelayMs,
-  defaultRedeliveryDelayMs,
   redeliveryBackoff,
   type BlockedPartition,
+  type RedeliveryOptions,
 } from "./blocked-partitions.js";
 
 /** How to reach the cluster and how the bus shapes the topics it creates. */
-export interface KafkaBusOptions {
+export interface KafkaBusOptions extends RedeliveryOptions {
   /** Bootstrap brokers, `host:port` each (`KAFKA_BROKERS` split at commas). */
   readonly brokers: readonly string[];
   /** Names this client in broker logs and metrics, e.g. the service's name. */
@@ -99,13 +98,6 @@ export interface KafkaBusOptions {
   readonly partitions?: number;
   /** Topics to create at start if missing (default: every event topic of the contract). */
   readonly topics?: readonly string[];
-  /**
-   * Ceiling of the pause before a record whose handler failed is delivered again (default
-   * 1000 ms); it doubles with each failure in a row.
-   */
-  readonly redeliveryDelayMs?: number;
-  /** Cap of that pause (default 30 s). */
-  readonly maxRedeliveryDelayMs?: number;
 }
 
 const defaultPartitions = 3;
@@ -140,18 +132,11 @@ const clientRetry = { initialRetryTime: 200, maxRetryTime: 5_000, retries: 8 };
 /** Opens the bus: connects, and creates the configured topics that are missing. */
 export async function createKafkaBus(options: KafkaBusOptions): Promise<EventBus> {
   const partitions = options.partitions ?? defaultPartitions;
-  const redeliveryDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
-  const maxRedeliveryDelayMs =
-    options.maxRedeliveryDelayMs ?? Math.max(defaultMaxRedeliveryDelayMs, redeliveryDelayMs);
   if (options.brokers.length === 0) throw new RangeError("brokers must name at least one broker");
   if (!Number.isSafeInteger(partitions) || partitions < 1) {
     throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
   }
-  if (!Number.isFinite(redeliveryDelayMs) || redeliveryDelayMs < 0) {
-    throw new RangeError(`redeliveryDelayMs must be >= 0, got ${redeliveryDelayMs}`);
-  }
-  const redelivery = redeliveryBackoff(redeliveryDelayMs, maxRedeliveryDelayMs);
-  checkBackoff(redelivery);
+  const redelivery = redeliveryBackoff(options);
   const topics = options.topics ?? eventTopics();
   for (const topic of topics) assertBusName("topic", topic);
   const logger = options.logger ?? pino({ name: "kafka-bus" });

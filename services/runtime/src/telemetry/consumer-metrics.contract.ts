@@ -12,8 +12,8 @@ import type { EventLogger } from "../events/event-logger.js";
 import { PermanentEventError } from "../events/permanent-event-error.js";
 import { StoreUnavailableError } from "../store/document-store.js";
 import { eventually } from "../testing/eventually.js";
-import { createMetricsProbe, type Point } from "../testing/metrics-probe.js";
-import { startTelemetry } from "./telemetry.js";
+import { createMetricsProbe, type MetricsProbe, type Point } from "../testing/metrics-probe.js";
+import { startTelemetry, type Telemetry } from "./telemetry.js";
 import { readTelemetrySettings } from "./telemetry-settings.js";
 
 const silent: EventLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -33,17 +33,35 @@ function record(topic: string, n: number): EventRecord {
 const total = (points: readonly Point[]): number =>
   points.reduce((sum, point) => sum + (typeof point.value === "number" ? point.value : point.value.count), 0);
 
+interface Metered {
+  readonly probe: MetricsProbe;
+  readonly telemetry: Telemetry;
+  /** A fresh topic and consumer group, named after the label. */
+  readonly topic: string;
+  readonly group: string;
+  /** The points of the consumer's metric `name` now. */
+  readonly metric: (name: string) => Promise<readonly Point[]>;
+}
+
+/** Telemetry with metrics on (no traces), read through a probe, and fresh names for a test. */
+function metered(label: string): Metered {
+  const probe = createMetricsProbe();
+  const settings = readTelemetrySettings(
+    new EnvReader({ OTEL_METRICS_EXPORTER: "otlp", OTEL_TRACES_EXPORTER: "none" }),
+  );
+  return {
+    probe,
+    telemetry: startTelemetry(settings, { singleService: false, metricReader: probe.readerFor }),
+    topic: `${label}-${randomUUID().slice(0, 8)}`,
+    group: `${label}-group-${randomUUID().slice(0, 8)}`,
+    metric: async (name) => (await probe.metric("commerce-consumer", name))?.points ?? [],
+  };
+}
+
 export function consumerMetricsContract(open: () => Promise<EventBus>, timeoutMs = 5_000): void {
   it("measures a consumer group's lag per partition, its processing time and its consumed records", async () => {
     const bus = await open();
-    const probe = createMetricsProbe();
-    const settings = readTelemetrySettings(
-      new EnvReader({ OTEL_METRICS_EXPORTER: "otlp", OTEL_TRACES_EXPORTER: "none" }),
-    );
-    const telemetry = startTelemetry(settings, { singleService: false, metricReader: probe.readerFor });
-    const topic = `metrics-${randomUUID().slice(0, 8)}`;
-    const group = `metrics-group-${randomUUID().slice(0, 8)}`;
-    const metric = async (name: string) => (await probe.metric("commerce-consumer", name))?.points ?? [];
+    const { probe, telemetry, topic, group, metric } = metered("metrics");
     await bus.publish([record(topic, 1), record(topic, 2), record(topic, 3)]);
     let release = (): void => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -111,14 +129,7 @@ export function consumerMetricsContract(open: () => Promise<EventBus>, timeoutMs
 
   it("exports a blocked partition with how long it has been blocked, and counts the group's dead letters", async () => {
     const bus = await open();
-    const probe = createMetricsProbe();
-    const settings = readTelemetrySettings(
-      new EnvReader({ OTEL_METRICS_EXPORTER: "otlp", OTEL_TRACES_EXPORTER: "none" }),
-    );
-    const telemetry = startTelemetry(settings, { singleService: false, metricReader: probe.readerFor });
-    const topic = `blocked-${randomUUID().slice(0, 8)}`;
-    const group = `blocked-group-${randomUUID().slice(0, 8)}`;
-    const metric = async (name: string) => (await probe.metric("commerce-consumer", name))?.points ?? [];
+    const { probe, telemetry, topic, group, metric } = metered("blocked");
     let storeDown = true;
     const handled: string[] = [];
     const subscription = await startConsumer(bus, {
