@@ -4,8 +4,8 @@
  * spec cuts (connections reset, new ones refused) or stalls (connections accepted, nothing
  * answered: a wedged server), then restores. Within 10 s of either, `/readyz` answers 503; a
  * request meanwhile answers a 503 with `Retry-After` and the one JSON error body within seconds,
- * not after the driver's 30 s; once the store is back the platform is ready again by itself and
- * the same request answers 200.
+ * not after the driver's 30 s; gRPC health says NOT_SERVING meanwhile; once the store is back
+ * the platform is ready again by itself and the same request answers 200.
  */
 import { expect } from "chai";
 import { randomBytes } from "node:crypto";
@@ -13,6 +13,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import {
+  Health,
+  HealthCheckResponse_ServingStatus as ServingStatus,
+} from "@commerce/runtime/gen/grpc/health/v1/health_pb.js";
 import { startFerretDb, type FerretDbInstance } from "../../scripts/infra/ferretdb.js";
 import { createLogger } from "@commerce/runtime/logging";
 import { hostPortOf, startTcpProxy, throughAddress, type TcpProxy } from "@commerce/runtime/testing";
@@ -89,6 +95,12 @@ describe("a store outage (embedded platform on FerretDB)", function () {
     };
   }
 
+  /** What gRPC health says of the services' port (the whole server). */
+  async function grpcHealth(): Promise<ServingStatus> {
+    const health = createClient(Health, createGrpcTransport({ baseUrl: platform?.grpcUrl ?? "" }));
+    return (await health.check({ service: "" })).status;
+  }
+
   /** Polls `/readyz` until it answers `status`; resolves with how long that took. */
   async function readinessBecomes(status: number, withinMs: number): Promise<number> {
     const started = performance.now();
@@ -120,12 +132,14 @@ describe("a store outage (embedded platform on FerretDB)", function () {
     await proxy?.cut();
     const unready = await readinessBecomes(503, 10_000);
     expect((await call("GET", "/readyz")).json).to.deep.equal({ status: "not ready" });
+    expect(await grpcHealth()).to.equal(ServingStatus.NOT_SERVING);
     for (const path of ["/api/users/me", "/api/orders/my", "/api/notifications"]) {
       expectFastUnavailable(await call("GET", path, undefined, token), 5_000);
     }
 
     await proxy?.restore();
     await readinessBecomes(200, 15_000);
+    expect(await grpcHealth()).to.equal(ServingStatus.SERVING);
     const back = await call("GET", "/api/users/me", undefined, token);
     expect(back.status, JSON.stringify(back.json)).to.equal(200);
     expect((back.json as { email: string }).email).to.equal("reader@store-outage.test");

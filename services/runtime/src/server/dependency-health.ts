@@ -1,9 +1,9 @@
 /**
  * Readiness of a process that runs services: what every one of them depends on, its document
- * store and its event bus, answers (ADR 0112). Each is pinged every second, with a timeout of its
- * adapter's (a server that accepts connections and answers nothing is not answering), so
- * `/readyz` and gRPC health turn not ready within a few seconds of an outage and ready again by
- * themselves a second or so after it ends; each change is logged once. The embedded store and
+ * store and its event bus, answers (ADR 0112). Each is pinged every 2 s, with a timeout of its
+ * adapter's (3 s: a server that accepts connections and answers nothing is not answering), so
+ * `/readyz` and gRPC health turn not ready within about 5 s of an outage and ready again by
+ * themselves about 2 s after it ends; each change is logged once. The embedded store and
  * bus are in the process and always answer. A dependency only one service has (the analytics
  * store) is that module's own `isHealthy`.
  */
@@ -16,12 +16,12 @@ export interface DependencyHealthOptions {
   readonly stores: Pick<StoreProvider, "ping">;
   readonly bus: Pick<EventBus, "ping">;
   readonly logger: Logger;
-  /** Pause between two pings of each dependency (default 1 s). */
+  /** Pause between two pings of each dependency (default 2 s). */
   readonly intervalMs?: number;
 }
 
 export function createDependencyHealth(options: DependencyHealthOptions): HealthWatch {
-  const intervalMs = options.intervalMs ?? 1_000;
+  const intervalMs = options.intervalMs ?? 2_000;
   const watches = [
     createHealthWatch({
       name: "document store",
