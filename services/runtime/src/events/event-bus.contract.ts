@@ -411,6 +411,13 @@ export function eventBusContract(options: EventBusContractOptions): void {
     expect(steps).to.deep.equal(["handler started", "close called", "handler finished", "closed"]);
   });
 
+  it("answers ping while it is open, and no more once closed (readiness)", async () => {
+    const bus = await open();
+    expect(await bus.ping()).to.equal(true);
+    await bus.close();
+    expect(await bus.ping()).to.equal(false);
+  });
+
   it("refuses to publish once closed", async () => {
     const bus = await open();
     await bus.close();

@@ -17,6 +17,7 @@ import { eventTopics } from "./event-topics.js";
 import { createKafkaBus, type KafkaBusOptions } from "./kafka-bus.js";
 import { PermanentEventError } from "./permanent-event-error.js";
 import { retry } from "../resilience/retry.js";
+import { eventually } from "../testing/eventually.js";
 import { rejectionOf } from "../testing/rejection.js";
 
 /**
@@ -530,10 +531,15 @@ describe("createKafkaBus", function () {
 
       await bus.publish(batch(1, 6));
       await until(() => seen.length === 6, "the first six deliveries");
+      expect(await bus.ping()).to.equal(true);
 
       await broker.stop();
       const during = await rejectionOf(bus.publish(batch(7, 9), AbortSignal.timeout(3_000)));
       expect(during).to.be.instanceOf(Error);
+      // Readiness: no broker answers, and the ping says so within its 3 s.
+      const pinged = performance.now();
+      expect(await bus.ping()).to.equal(false);
+      expect(performance.now() - pinged).to.be.below(4_000);
 
       broker = await startKafka({ dataDir, port: broker.port });
       // What the outbox relay does: publish again until the bus accepts.
@@ -549,6 +555,9 @@ describe("createKafkaBus", function () {
       }
       const ids = (): Set<string> => new Set(seen.map((record) => record.id));
       await until(() => ids().size === 12, "all twelve events after the restart", 90_000);
+      expect(
+        await eventually(async () => ((await bus.ping()) ? true : undefined), 30_000, "a ping"),
+      ).to.equal(true);
 
       expect([...ids()].sort()).to.deep.equal(
         batch(1, 12)
