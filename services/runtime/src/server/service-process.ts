@@ -3,9 +3,8 @@
  * runs, in the multi-process topology and in a Kubernetes pod alike. It reads only the settings
  * this service owns, opens only its own database, listens on its own port, and reaches its
  * peers through gRPC clients at the addresses its configuration gives, presenting the peer
- * credential. It is ready while its store and bus answer (dependency-health.ts). On SIGTERM it
- * turns unready, lets requests in flight finish, stops its background work and closes its
- * connections.
+ * credential. On SIGTERM it turns unready, lets requests in flight finish, stops its background
+ * work and closes its connections.
  */
 import type { DescService } from "@bufbuild/protobuf";
 import type { Transport } from "@connectrpc/connect";
@@ -107,6 +106,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     for (const service of peer.services) byService.set(service.typeName, transport);
   }
   const store = await stores.open(`commerce_${spec.name}`);
+  // Ready only while its store and bus answer (ADR 0112).
   const dependencies = createDependencyHealth({ stores, bus, logger });
   await dependencies.start();
   const context: ServiceContext = {
