@@ -43,7 +43,11 @@
  *      metrics), the acceptance suite and the web app's journeys through Envoy, the
  *      service-port suite against the services' own ports, then Schemathesis fuzzing the API
  *      through Envoy from the description Envoy serves (the `web` process's); no process may
- *      exit meanwhile.
+ *      exit meanwhile;
+ *   9. a store outage on a topology of its own (the same FerretDB, Kafka and ClickHouse, whose
+ *      history the steps before left consistent): the Order process's store cut for five
+ *      minutes through a TCP proxy while a customer pays and an account is deleted, and then
+ *      nothing lost (test/outage).
  * Prints how long each step took, and ends with one line of totals.
  */
 import { randomBytes } from "node:crypto";
@@ -349,6 +353,18 @@ try {
     }
   }
   await jaeger?.stop();
+
+  await step(
+    "store outage (Envoy → services, FerretDB + Kafka, ClickHouse): the Order process's store cut for five minutes, nothing lost",
+    bin("mocha"),
+    ["test/outage/**/*.spec.ts"],
+    {
+      ...deployment,
+      MONGODB_URL: ferret.url,
+      KAFKA_BROKERS: kafka.brokers,
+      CLICKHOUSE_URL: analyticsOnKafka,
+    },
+  );
 } finally {
   await Promise.all([ferret.stop(), ferretOfEmbeddedBus.stop(), kafka.stop(), clickHouse.stop()]);
   await rm(scratch, { recursive: true, force: true });

@@ -36,6 +36,7 @@ import {
 import type { ServiceProcessName } from "@commerce/runtime/config";
 import type { Logger } from "@commerce/runtime/logging";
 import {
+  createDependencyHealth,
   createDualProtocolServer,
   createServiceHost,
   type ServiceHost,
@@ -106,6 +107,9 @@ export async function startPlatform({
   // One store for the stream processor, the Analytics service and the Recommendation service
   // (chDB serves one folder per process, and one engine is all they need).
   const analyticsStore: AnalyticsStore = await openAnalyticsStore(config.analyticsStore);
+  // On MongoDB and Kafka, readiness follows them; the embedded store and bus always answer.
+  const dependencies = createDependencyHealth({ stores, bus, logger });
+  await dependencies.start();
 
   let ready = false;
   // Services reach each other through the host's in-memory transport, which exists only once
@@ -174,7 +178,7 @@ export async function startPlatform({
       ),
     ),
     revoked,
-    isReady: () => ready && modules.every((module) => module.isHealthy?.() ?? true),
+    isReady: () => ready && dependencies.healthy() && modules.every((module) => module.isHealthy?.() ?? true),
     telemetry: serverTelemetryByService(modules, telemetry),
   });
 
@@ -191,7 +195,7 @@ export async function startPlatform({
     edgeCredentialFor: (service) => edgeCredential(config.edgeSecret, ownerOf.get(service) ?? ""),
     maxBodyBytes: config.process.maxBodyBytes,
     logger: logger.child({ service: "edge" }),
-    isReady: () => ready,
+    isReady: () => ready && dependencies.healthy(),
     telemetry: telemetry.forService("edge"),
     cors: config.cors,
     site: createPublicSite(readPublicSiteFiles({ paymentGatewayUrl: gatewayUrlOf(config.payment.gateway) })),
@@ -215,6 +219,7 @@ export async function startPlatform({
       await host.close();
       for (const module of [...modules].reverse()) await module.stop();
       await revoked.stop();
+      dependencies.stop();
       await analyticsStore.close();
       await bus.close();
       await stores.close();

@@ -85,6 +85,16 @@ export function mapper(filter: JsonObject, body: ErrorBody, extra: JsonObject = 
   };
 }
 
+/**
+ * When a client may try again after Envoy's own 503 (no healthy upstream: a service that is not
+ * ready, ADR 0112), as the services' own 503s say it: about the time a service takes to be seen
+ * ready again.
+ */
+const retryAfterUnavailable = {
+  header: { key: "retry-after", value: "5" },
+  append_action: "ADD_IF_ABSENT",
+};
+
 /** Envoy's own replies in the one error body; `first` are mappers that take precedence. */
 export function localReplyConfig(first: readonly JsonObject[] = []): JsonObject {
   const unavailable = serverFault(Code.Unavailable);
@@ -114,9 +124,12 @@ export function localReplyConfig(first: readonly JsonObject[] = []): JsonObject 
       mapper(statusIs(431), requestHeadTooLarge),
       // A transfer coding Envoy does not know.
       mapper(statusIs(501), serverFault(Code.Unimplemented)),
-      mapper(statusIs(503), unavailable),
+      mapper(statusIs(503), unavailable, { headers_to_add: [retryAfterUnavailable] }),
       // 502 is an upstream that answered garbage or hung up: to the client, unavailable.
-      mapper(statusIs(502), unavailable, { status_code: unavailable.status }),
+      mapper(statusIs(502), unavailable, {
+        status_code: unavailable.status,
+        headers_to_add: [retryAfterUnavailable],
+      }),
       mapper(statusIs(504), serverFault(Code.DeadlineExceeded)),
       mapper(statusIs(500), serverFault(Code.Internal)),
     ],

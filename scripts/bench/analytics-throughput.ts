@@ -168,7 +168,7 @@ export interface ChdbThroughputOptions {
 export async function benchChdbThroughput(options: ChdbThroughputOptions): Promise<string[]> {
   const dir = join(options.scratch, "chdb-throughput");
   const bus = await openPlatformBus({
-    infra: { mongodbUrl: undefined, kafkaBrokers: undefined, kafkaPartitions: 1 },
+    infra: { kafkaBrokers: undefined, kafkaPartitions: 1 },
     dataDir: dir,
     clientId: "analytics-bench",
     logger,

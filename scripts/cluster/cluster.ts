@@ -31,6 +31,11 @@ export interface ClusterOptions {
   readonly stateDir: string;
   /** MongoDB (FerretDB); unset gives each service an embedded store (one replica each, then). */
   readonly mongodbUrl?: string | undefined;
+  /**
+   * A MongoDB URL for the processes of one service instead of `mongodbUrl`: the same server
+   * reached another way, such as through a test's TCP proxy that cuts that service's store alone.
+   */
+  readonly storeUrls?: Readonly<Partial<Record<ServiceName, string>>> | undefined;
   readonly kafkaBrokers: string;
   readonly jwtSecret: string;
   readonly edgeSecret: string;
@@ -213,7 +218,8 @@ export async function startServices(options: ClusterOptions): Promise<RunningSer
         KAFKA_BROKERS: options.kafkaBrokers,
         ...serviceTrustEnvironment(service.name, secrets),
       });
-      if (options.mongodbUrl !== undefined) env["MONGODB_URL"] = options.mongodbUrl;
+      const storeUrl = options.storeUrls?.[service.name] ?? options.mongodbUrl;
+      if (storeUrl !== undefined) env["MONGODB_URL"] = storeUrl;
       Object.assign(env, options.telemetry);
     }
     for (const [variable, peer] of Object.entries(service.peers)) {

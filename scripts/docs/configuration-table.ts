@@ -31,6 +31,7 @@ const readerLabels: Readonly<Record<SettingReader, string>> = {
   recommendation: "recommendation",
   web: "web",
   "analytics-rebuild": "`analytics:rebuild`",
+  "events-replay": "`events:replay`",
   envoy: "Envoy",
 };
 

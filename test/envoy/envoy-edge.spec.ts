@@ -287,7 +287,7 @@ describe("Envoy edge", function () {
     });
   }
 
-  it("answers 503 with the fixed text when a service is down, or the public site", async () => {
+  it("answers 503 with the fixed text and Retry-After when a service is down, or the public site", async () => {
     for (const path of ["/api/products", "/openapi.json", "/docs/"]) {
       const answer = await send(base, "GET", path);
       expect(answer.status, path).to.equal(503);
@@ -296,6 +296,7 @@ describe("Envoy edge", function () {
         code: "UNAVAILABLE",
         message: "service temporarily unavailable, retry later",
       });
+      expect(answer.headers["retry-after"], path).to.equal("5");
     }
   });
 

@@ -292,7 +292,7 @@ const httpMethods = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "O
 /** Kubernetes probes of the edge itself: `/healthz` (alive) and `/readyz` (can serve). */
 function probe(res: DualResponse, path: string, isReady: () => boolean): void {
   const ready = path === "/healthz" || isReady();
-  const text = JSON.stringify({ status: path === "/healthz" ? "ok" : ready ? "ready" : "starting" });
+  const text = JSON.stringify({ status: path === "/healthz" ? "ok" : ready ? "ready" : "not ready" });
   res.writeHead(ready ? 200 : 503, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),

@@ -3,6 +3,7 @@
  * through the standard gRPC → HTTP status table (ADR 0005).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
+import { unavailableMessage } from "@commerce/runtime/errors";
 import { errorBody, type ErrorBody } from "@commerce/runtime/server";
 
 const statusOfCode: Record<Code, number> = {
@@ -25,7 +26,7 @@ const statusOfCode: Record<Code, number> = {
 };
 
 const serverMessages: Partial<Record<Code, string>> = {
-  [Code.Unavailable]: "service temporarily unavailable, retry later",
+  [Code.Unavailable]: unavailableMessage,
   [Code.DeadlineExceeded]: "the service did not answer in time",
   [Code.Unimplemented]: "not implemented",
 };

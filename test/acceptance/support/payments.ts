@@ -8,6 +8,7 @@ import { expect } from "chai";
 import { createHmac, randomBytes } from "node:crypto";
 import { api, type ApiResponse } from "./api.js";
 import { createdProduct } from "./catalog.js";
+import { pollUntil } from "./polling.js";
 
 export interface OpenPayment {
   readonly orderId: string;
@@ -106,4 +107,31 @@ export async function orderStatus(token: string, orderId: string): Promise<strin
   const response = await api("GET", `/api/orders/${encodeURIComponent(orderId)}`, { token });
   expect(response.status, response.text).to.equal(200);
   return (response.body as { status: string }).status;
+}
+
+/** Pays the gateway order as the sandbox checkout does; `paid` or `declined`. */
+export async function sandboxCheckout(
+  token: string,
+  providerOrderId: string,
+  outcome: "paid" | "declined",
+): Promise<void> {
+  const response = await api("POST", "/api/payments/sandbox/checkout", {
+    token,
+    body: { providerOrderId, outcome },
+  });
+  expect(response.status, response.text).to.equal(200);
+}
+
+/** Waits until the order reads `status` (up to `deadlineMs`). */
+export function awaitOrderStatus(
+  token: string,
+  orderId: string,
+  status: string,
+  deadlineMs?: number,
+): Promise<string> {
+  return pollUntil(
+    `order ${orderId} to read ${status}`,
+    async () => ((await orderStatus(token, orderId)) === status ? status : undefined),
+    deadlineMs,
+  );
 }

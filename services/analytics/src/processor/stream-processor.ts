@@ -7,7 +7,7 @@
  * arrive again with the same event ids, which FINAL reads once, and the sums are taken again.
  *
  * A record that cannot be placed fails the whole batch with `PermanentEventError` before
- * anything is written; the consumer's policy (`withBatchRetries`) then hands the records over
+ * anything is written; the consumer's rule (`withBatchDeadLetters`) then hands the records over
  * one at a time, so the others are written and only that one is dead-lettered.
  */
 import type { AnalyticsStore } from "@commerce/runtime/analytics";

@@ -23,7 +23,6 @@ import {
   identifier,
   sql,
   storeConsumerBatch,
-  untilTheStoreAnswers,
 } from "@commerce/runtime/analytics";
 import {
   type BatchHandler,
@@ -75,8 +74,6 @@ export async function rebuildAnalytics(options: RebuildOptions): Promise<Rebuild
     logger,
     // A replay of the whole log, not the effect of the requests that caused the records.
     telemetry: untraced,
-    // As the live consumers: a failing store is waited for (createStoreConsumer).
-    attempts: untilTheStoreAnswers,
   });
   try {
     let lastReport = Date.now();

@@ -1,12 +1,11 @@
 /**
  * A consumer that writes what it reads into the analytics store: the analytics stream processor
  * and the Recommendation service. It reads its topics in a consumer group of its own, a batch at
- * a time, under the runtime's retry and dead-letter policy with one difference: a failing store
- * is waited for, never dead-lettered. Only a record that can never be placed
- * (`PermanentEventError`) goes to `<group>.dead-letter`; a store that is down holds the
- * partitions back, with a warning at every retry, until it answers again (losing rows to an
- * outage would leave every figure built on them wrong until a rebuild). Its owner is ready while
- * the store answers (`healthy`).
+ * a time, under the runtime's dead-letter rule (ADR 0110): a failing store is waited for, never
+ * dead-lettered. Only a record that can never be placed (`PermanentEventError`) goes to
+ * `<group>.dead-letter`; a store that is down holds the partitions back, with a warning at every
+ * retry, until it answers again (losing rows to an outage would leave every figure built on them
+ * wrong until a rebuild). Its owner is ready while the store answers (`healthy`).
  */
 import type { BatchHandler, Subscription } from "../events/event-bus.js";
 import { startBatchConsumer } from "../events/event-consumer.js";
@@ -16,9 +15,6 @@ import type { AnalyticsStore } from "./analytics-store.js";
 
 /** Batches: at most this many records, waiting at most this long to fill (freshness). */
 export const storeConsumerBatch = { maxRecords: 5_000, maxWaitMs: 200 } as const;
-
-/** Retries of a failing batch: as many as it takes (see the module comment). */
-export const untilTheStoreAnswers = Number.MAX_SAFE_INTEGER;
 
 export interface StoreConsumerOptions {
   /** The store the handler writes (its statements traced by the caller). */
@@ -55,7 +51,6 @@ export function createStoreConsumer(ctx: ServiceContext, options: StoreConsumerO
         ...storeConsumerBatch,
         handler: options.handler,
         logger: ctx.logger,
-        attempts: untilTheStoreAnswers,
       });
     },
     async stop() {

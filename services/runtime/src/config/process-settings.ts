@@ -24,7 +24,7 @@ export const serverSettings = declareSettings({
   LOG_LEVEL: {
     default: "info",
     meaning: "`fatal`, `error`, `warn`, `info`, `debug`, `trace`, or `silent`",
-    readBy: ["embedded", ...serviceProcesses, "web", "analytics-rebuild"],
+    readBy: ["embedded", ...serviceProcesses, "web", "analytics-rebuild", "events-replay"],
   },
 });
 
@@ -32,7 +32,7 @@ export const dataSettings = declareSettings({
   DATA_DIR: {
     default: ".data",
     meaning: "Embedded data: documents, event log, analytics (chDB), generated secrets",
-    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild"],
+    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild", "events-replay"],
   },
 });
 
@@ -45,12 +45,12 @@ export const infraSettings = declareSettings({
   KAFKA_BROKERS: {
     whenUnset: "embedded bus",
     meaning: "Use Kafka: `host:port[,host:port...]`; required by a service in its own process",
-    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild"],
+    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild", "events-replay"],
   },
   KAFKA_PARTITIONS: {
     default: "3",
     meaning: "Partitions of each topic the platform creates on Kafka (1 to 1000)",
-    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild"],
+    readBy: ["embedded", ...serviceProcesses, "analytics-rebuild", "events-replay"],
   },
 });
 
@@ -72,30 +72,47 @@ export interface ProcessSettings extends ServerSettings {
 
 /** `PORT`, `HOST` and `LOG_LEVEL`: all a process that keeps no data reads (the `web` process). */
 export function readServerSettings(env: EnvReader): ServerSettings {
-  const logLevel = env.stringOrDefault(serverSettings.LOG_LEVEL) as LogLevel;
-  if (!logLevels.includes(logLevel))
-    env.problem(`LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
   return {
     port: env.port(serverSettings.PORT),
     host: env.stringOrDefault(serverSettings.HOST),
-    logLevel,
+    logLevel: readLogLevel(env),
     maxBodyBytes: 1024 * 1024,
   };
+}
+
+/** `LOG_LEVEL`, for a process that listens nowhere (a command such as `events:replay`). */
+export function readLogLevel(env: EnvReader): LogLevel {
+  const logLevel = env.stringOrDefault(serverSettings.LOG_LEVEL) as LogLevel;
+  if (!logLevels.includes(logLevel))
+    env.problem(`LOG_LEVEL must be one of ${logLevels.join(", ")}, got "${logLevel}"`);
+  return logLevel;
 }
 
 export function readProcessSettings(env: EnvReader): ProcessSettings {
   return { ...readServerSettings(env), dataDir: env.path(dataSettings.DATA_DIR) };
 }
 
-/** Real infrastructure; each one left unset selects its embedded stand-in. */
-export interface InfraSettings {
-  readonly mongodbUrl: string | undefined;
+/** The bus: Kafka, or the embedded bus when `kafkaBrokers` is unset. */
+export interface BusSettings {
   readonly kafkaBrokers: readonly string[] | undefined;
   /** Partitions of each topic the platform creates on Kafka. */
   readonly kafkaPartitions: number;
 }
 
+/** Real infrastructure; each one left unset selects its embedded stand-in. */
+export interface InfraSettings extends BusSettings {
+  readonly mongodbUrl: string | undefined;
+}
+
 export function readInfraSettings(env: EnvReader): InfraSettings {
+  return {
+    mongodbUrl: env.url(infraSettings.MONGODB_URL, ["mongodb:", "mongodb+srv:"]),
+    ...readBusSettings(env),
+  };
+}
+
+/** `KAFKA_BROKERS` and `KAFKA_PARTITIONS` alone, for what uses the bus and no store. */
+export function readBusSettings(env: EnvReader): BusSettings {
   const kafkaBrokers = env
     .string(infraSettings.KAFKA_BROKERS)
     ?.split(",")
@@ -104,9 +121,5 @@ export function readInfraSettings(env: EnvReader): InfraSettings {
     if (!/^[^\s:]+:\d+$/.test(broker))
       env.problem(`KAFKA_BROKERS must be host:port[,host:port...], got "${broker}"`);
   }
-  return {
-    mongodbUrl: env.url(infraSettings.MONGODB_URL, ["mongodb:", "mongodb+srv:"]),
-    kafkaBrokers,
-    kafkaPartitions: env.integer(infraSettings.KAFKA_PARTITIONS, 1, 1000),
-  };
+  return { kafkaBrokers, kafkaPartitions: env.integer(infraSettings.KAFKA_PARTITIONS, 1, 1000) };
 }

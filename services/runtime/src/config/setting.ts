@@ -23,10 +23,17 @@ export type ServiceProcessName = (typeof serviceProcesses)[number];
 
 /**
  * Every process that reads settings: the embedded platform (`npm start`), each service process,
- * the `web` process, `npm run analytics:rebuild`, and the Envoy configuration the multi-process
- * topology generates (its CORS settings).
+ * the `web` process, `npm run analytics:rebuild`, `npm run events:replay`, and the Envoy
+ * configuration the multi-process topology generates (its CORS settings).
  */
-export const settingReaders = ["embedded", ...serviceProcesses, "web", "analytics-rebuild", "envoy"] as const;
+export const settingReaders = [
+  "embedded",
+  ...serviceProcesses,
+  "web",
+  "analytics-rebuild",
+  "events-replay",
+  "envoy",
+] as const;
 
 export type SettingReader = (typeof settingReaders)[number];
 

@@ -72,7 +72,13 @@ describe("createEmbeddedBus", () => {
   });
 
   async function open(options: Partial<EmbeddedBusOptions> = {}): Promise<EventBus> {
-    const bus = await createEmbeddedBus({ dataDir, logger, redeliveryDelayMs: 10, ...options });
+    const bus = await createEmbeddedBus({
+      dataDir,
+      logger,
+      redeliveryDelayMs: 10,
+      maxRedeliveryDelayMs: 500,
+      ...options,
+    });
     buses.push(bus);
     return bus;
   }
@@ -97,7 +103,7 @@ describe("createEmbeddedBus", () => {
 
   describe("EventBus contract", () => {
     eventBusContract({
-      open: () => createEmbeddedBus({ dataDir, logger, redeliveryDelayMs: 10 }),
+      open: () => createEmbeddedBus({ dataDir, logger, redeliveryDelayMs: 10, maxRedeliveryDelayMs: 500 }),
     });
   });
 
@@ -289,6 +295,31 @@ describe("createEmbeddedBus", () => {
 
     expect(aborted).to.equal(true);
     expect(ids).to.deep.equal(["evt-1"]);
+  });
+
+  it("closes at once while a failing record waits for its redelivery, and hands it to the next subscription at once", async () => {
+    const bus = await open({ redeliveryDelayMs: 60_000, maxRedeliveryDelayMs: 60_000 });
+    let failures = 0;
+    const failing = await bus.subscribe({
+      group: "billing",
+      topics: ["orders"],
+      handler: () => {
+        failures += 1;
+        return Promise.reject(new Error("store unreachable"));
+      },
+    });
+    await bus.publish([record(1)]);
+    await until(() => failures === 1, "the failed delivery");
+    const closing = performance.now();
+    await failing.close();
+    expect(performance.now() - closing).to.be.below(1_000);
+    const reopened = performance.now();
+    const ids = await consume(bus, "billing");
+    await until(() => ids.length === 1, "the redelivery to the new subscription");
+
+    expect(performance.now() - reopened).to.be.below(5_000);
+    expect(ids).to.deep.equal(["evt-1"]);
+    expect(failures).to.equal(1);
   });
 
   it("accepts the platform's pino logger as its logger", async () => {

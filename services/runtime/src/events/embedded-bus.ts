@@ -11,9 +11,11 @@
  * Partitioning: one partition per topic, consumed sequentially by each group. That keeps every
  * key's order trivially and makes a group's position one number; the price is no parallelism
  * inside a topic for one group, which an in-process bus does not need. A handler failure blocks
- * its group on that topic until the record succeeds (redelivered after `redeliveryDelayMs`);
- * bounded retries and dead-lettering are `withRetries`' business. Topics of one subscription are
- * consumed independently, so a handler may run concurrently for records of different topics.
+ * its group on that topic until the record succeeds, redelivered without limit after a pause
+ * that grows from `redeliveryDelayMs` to `maxRedeliveryDelayMs` (blocked-partitions.ts); taking
+ * a record that can never succeed off the topic is the consumer's business
+ * (dead-lettering-handler.ts). Topics of one subscription are consumed independently, so a
+ * handler may run concurrently for records of different topics.
  *
  * Members: several subscriptions with the same group share its records (round robin, still one
  * record at a time per topic); a record whose member leaves mid-handling goes to another member.
@@ -49,8 +51,15 @@ import type { EventLogger } from "./event-logger.js";
 import { openConsumerOffsets, type ConsumerOffsets } from "./consumer-offsets.js";
 import { assertBatchBounds, assertBusName, groupByTopic } from "./publish-batch.js";
 import { TopicLog, isErrno } from "./topic-log.js";
+import {
+  BlockedPartitions,
+  redeliveryBackoff,
+  type BlockedPartition,
+  type RedeliveryOptions,
+} from "./blocked-partitions.js";
+import type { Backoff } from "../resilience/backoff.js";
 
-export interface EmbeddedBusOptions {
+export interface EmbeddedBusOptions extends RedeliveryOptions {
   /** The bus's own directory; created if missing. */
   readonly dataDir: string;
   readonly logger?: EventLogger;
@@ -58,8 +67,6 @@ export interface EmbeddedBusOptions {
   readonly segmentBytes?: number;
   /** Sync each group commit to disk before `publish` resolves (default true). */
   readonly fsync?: boolean;
-  /** Pause before a record whose handler failed is delivered again (default 1000 ms). */
-  readonly redeliveryDelayMs?: number;
   /**
    * Consumed segments are kept at least this long after their last record (default 24 h), so a
    * consumer group added later still finds recent history, as with Kafka's time retention.
@@ -68,7 +75,6 @@ export interface EmbeddedBusOptions {
 }
 
 const defaultSegmentBytes = 8 * 1024 * 1024;
-const defaultRedeliveryDelayMs = 1000;
 const defaultRetainMs = 24 * 60 * 60 * 1000;
 
 /** Kafka's legal topic characters; also safe as a file name (no separators, no leading dot). */
@@ -79,13 +85,10 @@ const openDirectories = new Set<string>();
 /** Opens (creating if needed) the bus stored under `dataDir`. */
 export async function createEmbeddedBus(options: EmbeddedBusOptions): Promise<EventBus> {
   const segmentBytes = options.segmentBytes ?? defaultSegmentBytes;
-  const redeliveryDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
   if (!Number.isSafeInteger(segmentBytes) || segmentBytes < 1) {
     throw new RangeError(`segmentBytes must be a positive integer, got ${segmentBytes}`);
   }
-  if (!Number.isFinite(redeliveryDelayMs) || redeliveryDelayMs < 0) {
-    throw new RangeError(`redeliveryDelayMs must be >= 0, got ${redeliveryDelayMs}`);
-  }
+  const redelivery = redeliveryBackoff(options);
   const retainMs = options.retainMs ?? defaultRetainMs;
   if (!Number.isFinite(retainMs) || retainMs < 0) {
     throw new RangeError(`retainMs must be >= 0, got ${retainMs}`);
@@ -100,7 +103,7 @@ export async function createEmbeddedBus(options: EmbeddedBusOptions): Promise<Ev
       logger,
       segmentBytes,
       fsync: options.fsync ?? true,
-      redeliveryDelayMs,
+      redelivery,
       retainMs,
       offsets,
       releaseLock,
@@ -116,7 +119,7 @@ interface BusSettings {
   readonly logger: EventLogger;
   readonly segmentBytes: number;
   readonly fsync: boolean;
-  readonly redeliveryDelayMs: number;
+  readonly redelivery: Backoff;
   readonly retainMs: number;
   readonly offsets: ConsumerOffsets;
   readonly releaseLock: () => Promise<void>;
@@ -137,6 +140,11 @@ class EmbeddedBus implements EventBus {
 
   // Everything before the `await` runs within the call, so the appends are queued in call order
   // and two publishes keep that order on every topic. An abort after that point recalls nothing.
+  /** In the process: it answers while it is open. */
+  ping(): Promise<boolean> {
+    return Promise.resolve(!this.#closed);
+  }
+
   async publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void> {
     if (this.#closed) throw new Error("the embedded event bus is closed");
     signal?.throwIfAborted();
@@ -180,6 +188,7 @@ class EmbeddedBus implements EventBus {
         })();
         return closing;
       },
+      blocked: () => cursors.flatMap((cursor) => cursor.blocked()),
     };
   }
 
@@ -333,15 +342,25 @@ class GroupCursor {
   #waiting: { readonly offset: number; readonly since: number } | undefined;
   readonly #idleWaiters: (() => void)[] = [];
   #wakeup: (() => void) | undefined;
+  /** Ends the pause after a failed delivery early: a member joined. */
+  #endPause: (() => void) | undefined;
   readonly #stopping = new AbortController();
   readonly #unlisten: () => void;
   readonly #loop: Promise<void>;
+  /** The group's one partition of the topic, while its record keeps failing. */
+  readonly #blocked: BlockedPartitions;
 
   constructor(options: GroupCursorOptions) {
     this.#group = options.group;
     this.#log = options.log;
     this.#settings = options.settings;
     this.#offset = options.offset;
+    this.#blocked = new BlockedPartitions({
+      group: options.group,
+      bus: "embedded bus",
+      logger: options.settings.logger,
+      backoff: options.settings.redelivery,
+    });
     this.#unlisten = this.#log.onAppend(() => {
       this.#wake();
     });
@@ -357,10 +376,16 @@ class GroupCursor {
   add(member: Member): void {
     this.#members.push(member);
     this.#wake();
+    // A member that joins (the subscription of a restarted consumer) is handed the record at once.
+    this.#endPause?.();
   }
 
   hasMembers(): boolean {
     return this.#members.length > 0;
+  }
+
+  blocked(): BlockedPartition[] {
+    return this.#blocked.list();
   }
 
   /** Takes `member` out of the rotation and waits until it is no longer handling a record. */
@@ -411,7 +436,7 @@ class GroupCursor {
           { err: error, group: this.#group, topic: this.#log.topic, offset: this.#offset },
           "embedded bus: cannot read the topic log",
         );
-        await this.#pause();
+        await this.#pause(this.#settings.redelivery.initialMs);
         continue;
       }
       // The member may have changed while reading; a smaller batch suits any member.
@@ -419,8 +444,8 @@ class GroupCursor {
       const batch = records.slice(0, member?.maxRecords);
       if (batch.length === 0 || member === undefined) continue;
       this.#busy = member;
-      const handled = await this.#deliver(member, batch);
-      if (handled) {
+      const outcome = await this.#deliver(member, batch);
+      if (outcome === "handled") {
         this.#offset += batch.length;
         this.#waiting = undefined;
         await this.#commit();
@@ -429,33 +454,27 @@ class GroupCursor {
       for (const resolve of this.#idleWaiters.splice(0)) resolve();
       // A member that left mid-batch failed because of that; its records go to the next one at
       // once. A real failure waits before the same records are tried again.
-      if (!handled && !member.signal.aborted) await this.#pause();
+      if (typeof outcome === "number") await this.#pause(outcome);
     }
   }
 
-  async #deliver(member: Member, records: readonly EventRecord[]): Promise<boolean> {
+  /** "handled", "left" (the member left mid-batch), or the pause after a failure. */
+  async #deliver(member: Member, records: readonly EventRecord[]): Promise<"handled" | "left" | number> {
     const topic = this.#log.topic;
     try {
       await member.handler({ topic, partition: 0, records }, member.signal);
-      return true;
+      this.#blocked.handled(topic, 0);
+      return "handled";
     } catch (error) {
-      if (!member.signal.aborted) {
-        const [first] = records;
-        this.#settings.logger.warn(
-          {
-            err: error,
-            group: this.#group,
-            topic,
-            offset: this.#offset,
-            id: first?.id,
-            count: records.length,
-          },
-          records.length === 1
-            ? "embedded bus: handler failed, the record will be delivered again"
-            : "embedded bus: batch handler failed, the batch will be delivered again",
-        );
-      }
-      return false;
+      if (member.signal.aborted) return "left";
+      return this.#blocked.failed({
+        topic,
+        partition: 0,
+        offset: this.#offset,
+        id: records[0]?.id,
+        count: records.length,
+        error,
+      });
     }
   }
 
@@ -513,10 +532,19 @@ class GroupCursor {
     return member;
   }
 
-  async #pause(): Promise<void> {
-    await delay(this.#settings.redeliveryDelayMs, undefined, { signal: this.#stopping.signal }).catch(
-      () => undefined,
-    );
+  /** Waits `ms`, or until the bus stops or a member joins. */
+  async #pause(ms: number): Promise<void> {
+    const ended = new AbortController();
+    this.#endPause = () => {
+      ended.abort();
+    };
+    try {
+      await delay(ms, undefined, { signal: AbortSignal.any([this.#stopping.signal, ended.signal]) }).catch(
+        () => undefined,
+      );
+    } finally {
+      this.#endPause = undefined;
+    }
   }
 
   #wake(): void {

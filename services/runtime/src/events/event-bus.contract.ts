@@ -20,8 +20,10 @@ import type {
   RecordBatch,
   Subscription,
 } from "./event-bus.js";
-import { startBatchConsumer } from "./event-consumer.js";
+import { startBatchConsumer, startConsumer } from "./event-consumer.js";
 import type { EventLogger } from "./event-logger.js";
+import { PermanentEventError } from "./permanent-event-error.js";
+import { StoreUnavailableError } from "../store/document-store.js";
 
 const silent: EventLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -230,6 +232,97 @@ export function eventBusContract(options: EventBusContractOptions): void {
     expect(attempts).to.deep.equal(ids(1, 2, 2, 3));
   });
 
+  it("tells which partition a failing record blocks, since when and how often, until it goes through", async () => {
+    const bus = await open();
+    let failures = 0;
+    let release = false;
+    const handled: string[] = [];
+    const subscription = await subscribe(bus, names.group, (r) => {
+      if (r.id === ids(1)[0] && !release) {
+        failures += 1;
+        return Promise.reject(new StoreUnavailableError(new Error("connect ECONNREFUSED")));
+      }
+      handled.push(r.id);
+      return Promise.resolve();
+    });
+    expect(subscription.blocked()).to.deep.equal([]);
+    const before = Date.now();
+    await bus.publish([record(1), record(2)]);
+    await until(() => failures >= 3, "three failed deliveries");
+    const [blocked, ...others] = subscription.blocked();
+
+    expect(others).to.deep.equal([]);
+    expect(blocked?.topic).to.equal(names.topic);
+    expect(blocked?.errorType).to.equal("StoreUnavailableError");
+    expect(blocked?.failures).to.be.at.least(3);
+    expect(blocked?.since.getTime()).to.be.within(before - 1_000, Date.now());
+    expect(handled).to.deep.equal([]);
+    release = true;
+    await until(() => handled.length === 2, "both records once the first goes through");
+    expect(handled).to.deep.equal(ids(1, 2));
+    expect(subscription.blocked()).to.deep.equal([]);
+  });
+
+  it("under startConsumer, retries a record failing on its store for as long as it fails, parks nothing, and moves on after", async () => {
+    const bus = await open();
+    let failures = 0;
+    const handled: string[] = [];
+    const consumer = await startConsumer(bus, {
+      group: names.group,
+      topics: [names.topic],
+      logger: silent,
+      telemetry: untraced,
+      handler: (r) => {
+        // More failures than the 8 attempts consumers once gave a record before parking it.
+        if (r.id === ids(1)[0] && failures < 12) {
+          failures += 1;
+          return Promise.reject(new StoreUnavailableError(new Error("connect ECONNREFUSED")));
+        }
+        handled.push(r.id);
+        return Promise.resolve();
+      },
+    });
+    subscriptions.push(consumer);
+    await bus.publish([record(1), record(2)]);
+    await until(() => failures >= 6, "six failed deliveries");
+    expect(consumer.blocked().map((b) => b.topic)).to.deep.equal([names.topic]);
+    await until(() => handled.length === 2, "both records after the outage");
+
+    expect(handled).to.deep.equal(ids(1, 2));
+    expect(failures).to.equal(12);
+    expect(consumer.blocked()).to.deep.equal([]);
+    const parked = await bus.lag(names.group2, [deadLetterTopic(names.group)]);
+    expect(parked.every((partition) => partition.end === partition.start)).to.equal(true);
+  });
+
+  it("under startConsumer, parks a record whose handler says it can never succeed, and moves on", async () => {
+    const bus = await open();
+    const parked = recorder();
+    await subscribe(bus, names.group2, parked.handler, [deadLetterTopic(names.group)]);
+    const handled: string[] = [];
+    subscriptions.push(
+      await startConsumer(bus, {
+        group: names.group,
+        topics: [names.topic],
+        logger: silent,
+        telemetry: untraced,
+        handler: (r) => {
+          if (r.id === ids(1)[0]) return Promise.reject(new PermanentEventError("has no orderId"));
+          handled.push(r.id);
+          return Promise.resolve();
+        },
+      }),
+    );
+    await bus.publish([record(1), record(2)]);
+    await until(() => handled.length === 1 && parked.ids.length === 1, "one handled, one parked");
+
+    expect(handled).to.deep.equal(ids(2));
+    expect(parked.records.map((r) => [r.id, r.data, r.deadLetter?.group, r.deadLetter?.topic])).to.deep.equal(
+      [[ids(1)[0], record(1).data, names.group, names.topic]],
+    );
+    expect(parked.records[0]?.deadLetter?.error).to.equal("has no orderId");
+  });
+
   it("keeps a group's position when its subscription closes and resumes from it", async () => {
     const bus = await open();
     const before = recorder();
@@ -316,6 +409,13 @@ export function eventBusContract(options: EventBusContractOptions): void {
     steps.push("closed");
 
     expect(steps).to.deep.equal(["handler started", "close called", "handler finished", "closed"]);
+  });
+
+  it("answers ping while it is open, and no more once closed (readiness)", async () => {
+    const bus = await open();
+    expect(await bus.ping()).to.equal(true);
+    await bus.close();
+    expect(await bus.ping()).to.equal(false);
   });
 
   it("refuses to publish once closed", async () => {
@@ -515,12 +615,11 @@ export function eventBusContract(options: EventBusContractOptions): void {
           topics: [names.topic],
           maxRecords: 3,
           maxWaitMs: 0,
-          attempts: 2,
           logger: silent,
           telemetry: untraced,
           handler: (batch) => {
             if (batch.records.some((r) => r.id === poison))
-              return Promise.reject(new Error("cannot project"));
+              return Promise.reject(new PermanentEventError("cannot project"));
             for (const id of idsOf(batch)) if (!handled.includes(id)) handled.push(id);
             return Promise.resolve();
           },

@@ -6,14 +6,19 @@
  *   - topics are named; records with the same key keep their order;
  *   - each consumer group receives every record at least once; a group's position advances
  *     only after its handler resolved, so a crash or restart redelivers, never skips;
- *   - consumers are therefore idempotent by `id`: an effect is keyed by the event id.
+ *   - consumers are therefore idempotent by `id`: an effect is keyed by the event id;
+ *   - a record whose handler failed is delivered again, after a pause that grows with each
+ *     failure up to a cap, without limit: its partition waits behind it, and the subscription
+ *     tells which partitions wait so (`Subscription.blocked`, blocked-partitions.ts). Taking a
+ *     record that can never succeed off its partition is the consumer's business
+ *     (dead-lettering-handler.ts, ADR 0110).
  *
  * Batch delivery (`subscribeBatch`) keeps the same contract, a batch at a time: a batch holds
  * consecutive records of one partition, in order; the group's position moves past the batch
  * only after its handler resolved for all of it, and a batch whose handler failed (or that was
- * in flight when the consumer stopped) is delivered again from its first record. Bounded
- * retries and dead-lettering are `withBatchRetries`' business, as for single records.
+ * in flight when the consumer stopped) is delivered again from its first record.
  */
+import type { BlockedPartition } from "./blocked-partitions.js";
 
 /** One event as it travels: CloudEvents 1.0 attributes plus the protobuf-JSON payload. */
 export interface EventRecord {
@@ -65,7 +70,7 @@ export function eventRecord(fields: EventRecordFields): EventRecord {
   };
 }
 
-/** Where and why a record was given up on (see `withRetries` and `createDeadLetterPublisher`). */
+/** Where and why a record was given up on (see `withDeadLetters` and `createDeadLetterPublisher`). */
 export interface DeadLetterInfo {
   /** The consumer group that gave up. */
   readonly group: string;
@@ -134,11 +139,19 @@ export interface PartitionLag {
 export interface Subscription {
   /** Stops fetching, waits for the handler in flight, keeps the committed position. */
   close(): Promise<void>;
+  /** The partitions of this subscription whose current record keeps failing, now. */
+  blocked(): readonly BlockedPartition[];
 }
 
 export interface EventBus {
   /** The `messaging.system` of this bus's spans: `kafka`, or the embedded bus's own name. */
   readonly messagingSystem: string;
+  /**
+   * True when the bus answers now (Kafka: a broker answered a metadata request within a few
+   * seconds); never throws. For readiness (ADR 0112); the embedded bus is in the process and
+   * always answers.
+   */
+  ping(): Promise<boolean>;
   /** Resolves once every record is durably accepted by the bus, in order per key. */
   publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void>;
   subscribe(options: SubscriptionOptions): Promise<Subscription>;

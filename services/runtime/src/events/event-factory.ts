@@ -80,8 +80,8 @@ export function createEventFactory(source: string): EventFactory {
 
 /**
  * The payload of `record` as a `schema` message. Throws `PermanentEventError` when the record is
- * of another type or its data does not parse: retrying cannot fix either, so `withRetries`
- * dead-letters it at once. Unknown fields are ignored so that a consumer keeps working when a
+ * of another type or its data does not parse: retrying cannot fix either, so `withDeadLetters`
+ * dead-letters it. Unknown fields are ignored so that a consumer keeps working when a
  * producer adds a field (proto's own compatibility rule).
  */
 export function parseEventData<Desc extends DescMessage>(

@@ -17,6 +17,7 @@ import { eventTopics } from "./event-topics.js";
 import { createKafkaBus, type KafkaBusOptions } from "./kafka-bus.js";
 import { PermanentEventError } from "./permanent-event-error.js";
 import { retry } from "../resilience/retry.js";
+import { eventually } from "../testing/eventually.js";
 import { rejectionOf } from "../testing/rejection.js";
 
 /**
@@ -118,6 +119,7 @@ describe("createKafkaBus", function () {
       clientId: "kafka-bus-spec",
       logger,
       redeliveryDelayMs: 10,
+      maxRedeliveryDelayMs: 500,
       topics: [],
       ...options,
     });
@@ -203,6 +205,7 @@ describe("createKafkaBus", function () {
           clientId: "kafka-bus-contract",
           logger,
           redeliveryDelayMs: 10,
+          maxRedeliveryDelayMs: 500,
           partitions: 3,
           topics: [],
         }),
@@ -476,6 +479,34 @@ describe("createKafkaBus", function () {
     ]);
   });
 
+  it("closes at once while a failing record waits for its redelivery, which the group's next member gets", async function () {
+    // Generous: the next member joins the group after the first one left (a rebalance).
+    this.timeout(90_000);
+    const topic = unique("paused");
+    const group = unique("group");
+    const first = await open({ topics: [topic], redeliveryDelayMs: 60_000, maxRedeliveryDelayMs: 60_000 });
+    let failures = 0;
+    const failing = await first.subscribe({
+      group,
+      topics: [topic],
+      handler: () => {
+        failures += 1;
+        return Promise.reject(new Error("store unreachable"));
+      },
+    });
+    subscriptions.push(failing);
+    await first.publish([event(1, topic)]);
+    await until(() => failures === 1, "the failed delivery", 30_000);
+    const closing = performance.now();
+    await failing.close();
+    expect(performance.now() - closing).to.be.below(5_000);
+    const seen = await collect(await open(), group, [topic]);
+    await until(() => seen.length >= 1, "the redelivery to the next member", 45_000);
+
+    expect(seen.map((record) => record.id)).to.deep.equal([event(1, topic).id]);
+    expect(failures).to.equal(1);
+  });
+
   it("loses nothing when the broker restarts: publishing fails meanwhile, consuming resumes after", async function () {
     this.timeout(180_000);
     const dataDir = join(scratch, `restart-${randomUUID().slice(0, 8)}`);
@@ -487,6 +518,7 @@ describe("createKafkaBus", function () {
         clientId: "kafka-bus-restart",
         logger,
         redeliveryDelayMs: 10,
+        maxRedeliveryDelayMs: 500,
         topics: [topic],
       });
       buses.push(bus);
@@ -499,10 +531,15 @@ describe("createKafkaBus", function () {
 
       await bus.publish(batch(1, 6));
       await until(() => seen.length === 6, "the first six deliveries");
+      expect(await bus.ping()).to.equal(true);
 
       await broker.stop();
       const during = await rejectionOf(bus.publish(batch(7, 9), AbortSignal.timeout(3_000)));
       expect(during).to.be.instanceOf(Error);
+      // Readiness: no broker answers, and the ping says so within its 3 s.
+      const pinged = performance.now();
+      expect(await bus.ping()).to.equal(false);
+      expect(performance.now() - pinged).to.be.below(4_000);
 
       broker = await startKafka({ dataDir, port: broker.port });
       // What the outbox relay does: publish again until the bus accepts.
@@ -518,6 +555,9 @@ describe("createKafkaBus", function () {
       }
       const ids = (): Set<string> => new Set(seen.map((record) => record.id));
       await until(() => ids().size === 12, "all twelve events after the restart", 90_000);
+      expect(
+        await eventually(async () => ((await bus.ping()) ? true : undefined), 30_000, "a ping"),
+      ).to.equal(true);
 
       expect([...ids()].sort()).to.deep.equal(
         batch(1, 12)

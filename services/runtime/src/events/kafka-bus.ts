@@ -25,13 +25,17 @@
  * Consuming. One KafkaJS consumer per subscription, in the subscription's group; a new group
  * starts from the earliest record. Auto-commit is off: a record's offset is committed only
  * after its handler resolved (at-least-once; per-partition order, hence per-key order). A
- * failed record is delivered again after `redeliveryDelayMs` (its partition pauses meanwhile,
- * holding the later records back), until it succeeds; bounding that is `withRetries`' business
- * (it dead-letters and resolves). The partitions of one fetch are handled concurrently, so a
- * handler can run for records of different partitions at once, as the embedded bus runs
- * different topics at once. KafkaJS fetches again only once every partition of the previous
- * fetch is done, so a handler that takes long (`withRetries` backing off) delays the other
- * partitions of its broker as well, not only its own.
+ * failed record is delivered again, without limit, after a pause that grows from
+ * `redeliveryDelayMs` to `maxRedeliveryDelayMs` (blocked-partitions.ts); its partition is paused
+ * meanwhile, holding the later records back, while the member keeps fetching its other
+ * partitions and heart-beating, so it keeps its place in the group however long the record
+ * fails. A rebalance that moves the partition away lets its new owner start from the committed
+ * offset: the record comes again there, nothing is skipped. Taking a record that can never
+ * succeed off the partition is the consumer's business (dead-lettering-handler.ts). The
+ * partitions of one fetch are handled concurrently, so a handler can run for records of
+ * different partitions at once, as the embedded bus runs different topics at once. KafkaJS
+ * fetches again only once every partition of the previous fetch is done, so a handler that
+ * takes long delays the other partitions of its broker as well, not only its own.
  *
  * Batches (`subscribeBatch`) come from the same fetches: a partition's fetched records are cut
  * into batches of at most `maxRecords`, each handed over whole; after the handler resolved, the
@@ -59,6 +63,7 @@ import {
   type Producer,
 } from "kafkajs";
 import { setTimeout as delay } from "node:timers/promises";
+import type { Backoff } from "../resilience/backoff.js";
 import { retry } from "../resilience/retry.js";
 import { pino } from "pino";
 import type {
@@ -75,9 +80,15 @@ import { eventTopics } from "./event-topics.js";
 import { fromKafkaMessage, toKafkaMessage } from "./kafka-records.js";
 import { correctKafkaJsRequestQueue } from "./kafkajs-request-queue.js";
 import { assertBatchBounds, assertBusName, groupByTopic } from "./publish-batch.js";
+import {
+  BlockedPartitions,
+  redeliveryBackoff,
+  type BlockedPartition,
+  type RedeliveryOptions,
+} from "./blocked-partitions.js";
 
 /** How to reach the cluster and how the bus shapes the topics it creates. */
-export interface KafkaBusOptions {
+export interface KafkaBusOptions extends RedeliveryOptions {
   /** Bootstrap brokers, `host:port` each (`KAFKA_BROKERS` split at commas). */
   readonly brokers: readonly string[];
   /** Names this client in broker logs and metrics, e.g. the service's name. */
@@ -87,12 +98,9 @@ export interface KafkaBusOptions {
   readonly partitions?: number;
   /** Topics to create at start if missing (default: every event topic of the contract). */
   readonly topics?: readonly string[];
-  /** Pause before a record whose handler failed is delivered again (default 1000 ms). */
-  readonly redeliveryDelayMs?: number;
 }
 
 const defaultPartitions = 3;
-const defaultRedeliveryDelayMs = 1000;
 /** KafkaJS's default bytes per partition in a fetch, and our allowance per record of a batch. */
 const defaultFetchBytes = 1_048_576;
 const fetchBytesPerRecord = 1_024;
@@ -109,6 +117,8 @@ const maxWaitTimeMs = 500;
 const restartDelayMs = 2_000;
 /** Longest wait for a new topic's partitions to get leaders. */
 const topicReadyTimeoutMs = 30_000;
+/** How long a readiness ping waits for a broker's answer. */
+const pingTimeoutMs = 3_000;
 /** Upper bound of partitions one subscription consumes at once. */
 const maxConcurrency = 16;
 /**
@@ -122,14 +132,11 @@ const clientRetry = { initialRetryTime: 200, maxRetryTime: 5_000, retries: 8 };
 /** Opens the bus: connects, and creates the configured topics that are missing. */
 export async function createKafkaBus(options: KafkaBusOptions): Promise<EventBus> {
   const partitions = options.partitions ?? defaultPartitions;
-  const redeliveryDelayMs = options.redeliveryDelayMs ?? defaultRedeliveryDelayMs;
   if (options.brokers.length === 0) throw new RangeError("brokers must name at least one broker");
   if (!Number.isSafeInteger(partitions) || partitions < 1) {
     throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
   }
-  if (!Number.isFinite(redeliveryDelayMs) || redeliveryDelayMs < 0) {
-    throw new RangeError(`redeliveryDelayMs must be >= 0, got ${redeliveryDelayMs}`);
-  }
+  const redelivery = redeliveryBackoff(options);
   const topics = options.topics ?? eventTopics();
   for (const topic of topics) assertBusName("topic", topic);
   const logger = options.logger ?? pino({ name: "kafka-bus" });
@@ -154,7 +161,7 @@ export async function createKafkaBus(options: KafkaBusOptions): Promise<EventBus
   try {
     await admin.connect();
     await producer.connect();
-    const bus = new KafkaBus({ kafka, admin, producer, logger, partitions, redeliveryDelayMs });
+    const bus = new KafkaBus({ kafka, admin, producer, logger, partitions, redelivery });
     await bus.ensureTopics(topics);
     return bus;
   } catch (error) {
@@ -203,7 +210,7 @@ interface BusParts {
   readonly producer: Producer;
   readonly logger: EventLogger;
   readonly partitions: number;
-  readonly redeliveryDelayMs: number;
+  readonly redelivery: Backoff;
 }
 
 class KafkaBus implements EventBus {
@@ -215,9 +222,33 @@ class KafkaBus implements EventBus {
   readonly #publishing = new Set<Promise<void>>();
   #closed = false;
   #closing: Promise<void> | undefined;
+  /** The ping in flight: one at a time, however long KafkaJS's own retries keep it. */
+  #pinging: Promise<boolean> | undefined;
 
   constructor(parts: BusParts) {
     this.#parts = parts;
+  }
+
+  /** A broker's answer to a metadata request (`describeCluster`) within `pingTimeoutMs`. */
+  async ping(): Promise<boolean> {
+    if (this.#closed) return false;
+    this.#pinging ??= this.#parts.admin.describeCluster().then(
+      () => true,
+      () => false,
+    );
+    const pinging = this.#pinging;
+    void pinging.finally(() => {
+      if (this.#pinging === pinging) this.#pinging = undefined;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), pingTimeoutMs);
+    });
+    try {
+      return await Promise.race([pinging, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void> {
@@ -298,7 +329,7 @@ class KafkaBus implements EventBus {
       topics,
       ...delivery,
       logger: this.#parts.logger,
-      redeliveryDelayMs: this.#parts.redeliveryDelayMs,
+      redelivery: this.#parts.redelivery,
       concurrency: Math.min(maxConcurrency, topics.length * this.#parts.partitions),
     });
     this.#subscriptions.add(subscription);
@@ -311,7 +342,7 @@ class KafkaBus implements EventBus {
       await subscription.close().finally(forget);
       throw error;
     }
-    return { close: () => subscription.close().finally(forget) };
+    return { close: () => subscription.close().finally(forget), blocked: () => subscription.blocked() };
   }
 
   async lag(group: string, topicList: readonly string[]): Promise<PartitionLag[]> {
@@ -439,7 +470,7 @@ interface SubscriptionParts extends BatchDelivery {
   readonly group: string;
   readonly topics: readonly string[];
   readonly logger: EventLogger;
-  readonly redeliveryDelayMs: number;
+  readonly redelivery: Backoff;
   readonly concurrency: number;
 }
 
@@ -453,13 +484,29 @@ class KafkaSubscription {
   /** Per partition: the first offset of the batch waiting to fill, and since when (performance.now()). */
   readonly #waiting = new Map<string, { readonly offset: string; readonly since: number }>();
   #closing: Promise<void> | undefined;
+  readonly #blocked: BlockedPartitions;
 
   constructor(parts: SubscriptionParts) {
     this.#parts = parts;
+    this.#blocked = new BlockedPartitions({
+      group: parts.group,
+      bus: "kafka bus",
+      logger: parts.logger,
+      backoff: parts.redelivery,
+    });
     const { consumer } = parts;
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.#onCrash(payload.error);
     });
+    // A partition a rebalance gave to another member is that member's to report.
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const assigned = payload.memberAssignment;
+      this.#blocked.keepOnly((topic, partition) => assigned[topic]?.includes(partition) ?? false);
+    });
+  }
+
+  blocked(): BlockedPartition[] {
+    return this.#blocked.list();
   }
 
   async start(): Promise<void> {
@@ -519,7 +566,7 @@ class KafkaSubscription {
         if (this.#controller.signal.aborted || !payload.isRunning() || payload.isStale()) return;
         const chunk = messages.slice(start, start + maxRecords);
         const outcome = await this.#deliver(topic, partition, chunk, payload);
-        if (outcome === "failed") this.#pauseFor(payload, this.#parts.redeliveryDelayMs);
+        if (typeof outcome === "number") this.#pauseFor(payload, outcome);
         if (outcome !== "handled") return;
         handledUpTo = chunk[chunk.length - 1]?.offset ?? payload.batch.lastOffset();
         payload.resolveOffset(handledUpTo);
@@ -562,15 +609,15 @@ class KafkaSubscription {
   /**
    * Hands a batch to the handler; records that are not events of ours are left out (and a batch
    * of only such records counts as handled). The consumer heart-beats meanwhile: KafkaJS does so
-   * only between batches, and a handler may take longer than the session (`withRetries` backs
-   * off for about 25 s before it dead-letters).
+   * only between batches, and a handler may take longer than the session (a large batch into a
+   * slow store). A failure answers the pause before the batch is delivered again.
    */
   async #deliver(
     topic: string,
     partition: number,
     messages: readonly KafkaMessage[],
     payload: EachBatchPayload,
-  ): Promise<"handled" | "failed" | "closing"> {
+  ): Promise<"handled" | "closing" | number> {
     const { handler, logger, group } = this.#parts;
     const signal = this.#controller.signal;
     const records: EventRecord[] = [];
@@ -596,24 +643,18 @@ class KafkaSubscription {
     }, heartbeatIntervalMs);
     try {
       await handler({ topic, partition, records }, signal);
+      this.#blocked.handled(topic, partition);
       return "handled";
     } catch (error) {
       if (signal.aborted) return "closing";
-      logger.warn(
-        {
-          err: error,
-          group,
-          topic,
-          partition,
-          offset: messages[0]?.offset,
-          id: first.id,
-          count: records.length,
-        },
-        records.length === 1
-          ? "kafka bus: handler failed, the record will be delivered again"
-          : "kafka bus: batch handler failed, the batch will be delivered again",
-      );
-      return "failed";
+      return this.#blocked.failed({
+        topic,
+        partition,
+        offset: messages[0]?.offset,
+        id: first.id,
+        count: records.length,
+        error,
+      });
     } finally {
       clearInterval(beat);
     }

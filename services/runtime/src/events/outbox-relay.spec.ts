@@ -93,6 +93,10 @@ class SwitchableBus implements EventBus {
     this.#gate = undefined;
   }
 
+  ping(): Promise<boolean> {
+    return Promise.resolve(!this.down);
+  }
+
   async publish(records: readonly EventRecord[], signal?: AbortSignal): Promise<void> {
     this.calls += 1;
     this.inFlight += 1;

@@ -2,9 +2,10 @@ import type { EventRecord } from "./event-bus.js";
 
 /**
  * Thrown by a consumer when retrying cannot help: the record's payload does not parse, or its
- * type is not the one the topic's consumer understands. `withRetries` sends such a record to
- * the dead-letter topic at once instead of spending every attempt (and the partition's time)
- * on it.
+ * type is not the one the topic's consumer understands, or the handler judged that nothing will
+ * ever make the record succeed. `withDeadLetters` sends such a record to the dead-letter topic,
+ * and only such a record: any other failure holds the partition until the record goes through
+ * (ADR 0110).
  */
 export class PermanentEventError extends Error {
   override readonly name = "PermanentEventError";

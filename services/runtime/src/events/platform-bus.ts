@@ -4,14 +4,14 @@
  * log later (the analytics rebuild) finds the one the platform wrote.
  */
 import { join } from "node:path";
-import type { InfraSettings } from "../config/process-settings.js";
+import type { BusSettings } from "../config/process-settings.js";
 import type { Logger } from "../logging/logger.js";
 import { createEmbeddedBus } from "./embedded-bus.js";
 import type { EventBus } from "./event-bus.js";
 import { createKafkaBus } from "./kafka-bus.js";
 
 export function openPlatformBus(options: {
-  readonly infra: InfraSettings;
+  readonly infra: BusSettings;
   readonly dataDir: string;
   /** Kafka's client id, such as `commerce-platform`. */
   readonly clientId: string;

@@ -19,7 +19,7 @@ import { startConsumer } from "../events/event-consumer.js";
 import type { EventBus, Subscription } from "../events/event-bus.js";
 import type { EventLogger } from "../events/event-logger.js";
 import { eventContract, parseEventData } from "../events/event-factory.js";
-import { untraced } from "../telemetry/telemetry.js";
+import { metricsOnly, untraced, type ServiceTelemetry } from "../telemetry/telemetry.js";
 import { changeDocument } from "../store/change-document.js";
 import {
   DuplicateKeyError,
@@ -59,6 +59,11 @@ export interface RevocationFeedOptions {
    * process has no replicas (the embedded platform), and its own consumer hears everything.
    */
   readonly pollIntervalMs?: number;
+  /**
+   * The process's: its consumer's metrics (lag, blocked partitions, dead letters) are measured
+   * there, its records not traced. None: nothing measured.
+   */
+  readonly telemetry?: ServiceTelemetry;
 }
 
 /** One deleted account. */
@@ -135,7 +140,7 @@ export async function createRevocationFeed(options: RevocationFeedOptions): Prom
         topics: [eventContract(UserDeletedSchema).topic],
         logger: options.logger,
         // Process plumbing (each process's copy of one fact), not a service's processing.
-        telemetry: untraced,
+        telemetry: options.telemetry === undefined ? untraced : metricsOnly(options.telemetry),
         handler: async (record, signal) => {
           if (record.type !== deletedType) return;
           const event = parseEventData(UserDeletedSchema, record);

@@ -2,6 +2,7 @@
  * `@commerce/runtime/server`: service modules and their hosts, the dual-protocol server, health,
  * and the process entry points.
  */
+export * from "./dependency-health.js";
 export * from "./dual-protocol-server.js";
 export * from "./error-body.js";
 export * from "./health-service.js";

@@ -158,7 +158,7 @@ function answerHttp(
   const path = (req.url ?? "").split("?")[0] ?? "";
   if (path === "/healthz" || path === "/readyz") {
     const ready = path === "/healthz" || isReady();
-    const body = path === "/healthz" ? { status: "ok" } : { status: ready ? "ready" : "starting" };
+    const body = path === "/healthz" ? { status: "ok" } : { status: ready ? "ready" : "not ready" };
     res.writeHead(ready ? 200 : 503, { "content-type": "application/json" });
     res.end(JSON.stringify(body));
     return;

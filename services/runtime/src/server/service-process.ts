@@ -30,6 +30,7 @@ import { withCredential } from "../transport/credential-transport.js";
 import { createRoutingTransport } from "../transport/routing-transport.js";
 import { calleeAt } from "./peer-addresses.js";
 import { runProcess, shutdownGraceMs } from "./run-process.js";
+import { createDependencyHealth } from "./dependency-health.js";
 import { createServiceHost } from "./service-host.js";
 import { shutdownOnSignals } from "./shutdown-on-signals.js";
 import type { ServiceContext, ServiceModule } from "./service-module.js";
@@ -111,6 +112,9 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     for (const service of peer.services) byService.set(service.typeName, transport);
   }
   const store = await stores.open(`commerce_${spec.name}`);
+  // Ready only while its store and bus answer (ADR 0112).
+  const dependencies = createDependencyHealth({ stores, bus, logger });
+  await dependencies.start();
   const context: ServiceContext = {
     logger,
     store: withStoreSpans(store, serviceTelemetry),
@@ -126,6 +130,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     group: `${spec.name}-revocations`,
     logger,
     pollIntervalMs: replicaPollMs,
+    telemetry: serviceTelemetry,
   });
   await revoked.start(); // before serving: a restarted process still refuses deleted accounts
   let ready = false;
@@ -135,7 +140,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     maxBodyBytes: processSettings.maxBodyBytes,
     trust: createDestinationTrust(module.services, credentials),
     revoked,
-    isReady: () => ready && (module.isHealthy?.() ?? true),
+    isReady: () => ready && dependencies.healthy() && (module.isHealthy?.() ?? true),
     telemetry: serverTelemetryByService([{ name: spec.name, services: module.services }], telemetry),
   });
   const port = await host.listen(processSettings.port, processSettings.host);
@@ -149,6 +154,7 @@ async function start<S>(spec: ServiceProcessSpec<S>, env: Env): Promise<void> {
     await host.close(shutdownGraceMs);
     await module.stop();
     await revoked.stop();
+    dependencies.stop();
     await bus.close();
     await stores.close();
     await telemetry.shutdown();

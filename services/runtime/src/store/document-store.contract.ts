@@ -139,6 +139,10 @@ export function describeDocumentStoreContract(adapter: string, prepare: () => Pr
       await target?.cleanup();
     });
 
+    it("answers ping while it can serve (readiness)", async () => {
+      expect(await defined(provider, "the provider").ping()).to.equal(true);
+    });
+
     describe("insert and get", () => {
       it("stores a document and returns an equal copy by id", async () => {
         const items = await fresh<Item>("items", itemIndexes);

@@ -12,6 +12,7 @@
  *     each version with a unique-index insert before it writes there.
  * There is no `$inc`, no upsert and no multi-document transaction on purpose.
  */
+import { UnavailableDependencyError } from "../errors/unavailable-dependency-error.js";
 import type { DatabaseIdentity } from "./database-identity.js";
 
 /** Every stored document has an id; mutable documents also carry a version. */
@@ -95,6 +96,12 @@ export interface DocumentStore {
 /** Opens the database of one service; the adapter decides what a database is. */
 export interface StoreProvider {
   open(database: string): Promise<DocumentStore>;
+  /**
+   * True when the server answers a trivial command within a few seconds; never throws. For
+   * readiness (ADR 0112): a server that refuses connections, or accepts them and answers
+   * nothing, is false. An embedded store is in the process and always answers.
+   */
+  ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -106,5 +113,20 @@ export class DuplicateKeyError extends Error {
     readonly key: string,
   ) {
     super(`duplicate key in ${collection}: ${key}`);
+  }
+}
+
+/**
+ * The store did not answer: unreachable, connections refused or reset, no server to send to
+ * within the driver's wait, or a server that stopped answering. Every operation of an adapter
+ * on a server throws it for such failures, with the driver's error as `cause`; a write that
+ * throws it may or may not have been applied, as with any lost answer. Requests answer it with
+ * UNAVAILABLE (503, `Retry-After`); consumers retry their record (ADR 0110).
+ */
+export class StoreUnavailableError extends UnavailableDependencyError {
+  override readonly name = "StoreUnavailableError";
+
+  constructor(cause: unknown) {
+    super("document store", { cause });
   }
 }

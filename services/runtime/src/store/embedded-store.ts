@@ -409,6 +409,8 @@ export function createEmbeddedStoreProvider(options: EmbeddedStoreOptions): Stor
       }
       return store;
     },
+    // In the process: nothing to be unreachable.
+    ping: () => Promise.resolve(!closed),
     async close() {
       closed = true;
       const opened = await Promise.allSettled(stores.values());

@@ -2,8 +2,11 @@ import { expect } from "chai";
 import { randomBytes } from "node:crypto";
 import { MongoClient } from "mongodb";
 import { describeDocumentStoreContract } from "./document-store.contract.js";
-import type { VersionedDocument } from "./document-store.js";
+import { StoreUnavailableError, type StoreProvider, type VersionedDocument } from "./document-store.js";
 import { createMongoStoreProvider } from "./mongo-store.js";
+import { eventually } from "../testing/eventually.js";
+import { rejectionOf } from "../testing/rejection.js";
+import { hostPortOf, startTcpProxy, throughAddress, type TcpProxy } from "../testing/tcp-proxy.js";
 import { requiredMongoUrl } from "../testing/test-stores.js";
 
 /**
@@ -112,5 +115,90 @@ describe("createMongoStoreProvider: version claims", () => {
     expect(await counters.delete("c")).to.equal(true);
     expect(await claims.countDocuments({})).to.equal(0);
     await provider.close();
+  });
+});
+
+describe("createMongoStoreProvider: a server that does not answer", function () {
+  this.timeout(60_000);
+  let url: string;
+  let proxy: TcpProxy;
+  let provider: StoreProvider;
+  const database = runDatabase("outage");
+
+  interface Item {
+    readonly _id: string;
+  }
+
+  beforeEach(async () => {
+    url = mongoUrl();
+    proxy = await startTcpProxy(hostPortOf(url));
+    provider = createMongoStoreProvider({ url: throughAddress(url, proxy.address) });
+  });
+
+  afterEach(async () => {
+    await provider.close();
+    await proxy.close();
+  });
+
+  after(async () => {
+    await dropDatabases(mongoUrl(), [database]);
+  });
+
+  /** The time `operation` takes to fail, and what it failed with. */
+  async function failureOf(operation: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+    const started = performance.now();
+    const error = await rejectionOf(operation());
+    return { error, ms: performance.now() - started };
+  }
+
+  it("fails reads and writes within seconds with StoreUnavailableError while cut, and works again by itself once restored", async () => {
+    const items = await (await provider.open(database)).collection<Item>({ name: "items" });
+    await items.insert({ _id: "a" });
+    expect(await provider.ping()).to.equal(true);
+    await proxy.cut();
+    const failures = [
+      await failureOf(() => items.get("a")),
+      await failureOf(() => items.insert({ _id: "b" })),
+      await failureOf(() => items.find({})),
+      await failureOf(() => items.count({})),
+      await failureOf(() => items.swap({ _id: "a", _v: 2 }, 1)),
+    ];
+    expect(await provider.ping()).to.equal(false);
+
+    for (const { error, ms } of failures) {
+      expect(error).to.be.instanceOf(StoreUnavailableError);
+      expect((error as StoreUnavailableError).retryAfterSeconds).to.equal(5);
+      // A server that refuses connections fails each operation at once; with no server to send
+      // to (a replica set without a primary), the driver waits 2 s, not its default 30 s.
+      expect(ms).to.be.below(4_000);
+    }
+    await proxy.restore();
+    const back = await eventually(
+      () => items.get("a").catch(() => undefined),
+      10_000,
+      "a read after the restore",
+    );
+    expect(back).to.deep.equal({ _id: "a" });
+    expect(await provider.ping()).to.equal(true);
+  });
+
+  it("answers ping false within its timeout, and cuts operations in flight, when the server accepts connections and answers nothing", async () => {
+    const items = await (await provider.open(database)).collection<Item>({ name: "wedged" });
+    await items.insert({ _id: "a" });
+    proxy.stall();
+    const pinged = performance.now();
+    expect(await provider.ping()).to.equal(false);
+    expect(performance.now() - pinged).to.be.below(4_500);
+    // The driver's next look at the server (every 2 s) times out after 5 s and cuts what waits.
+    const { error, ms } = await failureOf(() => items.get("a"));
+
+    expect(error).to.be.instanceOf(StoreUnavailableError);
+    expect(ms).to.be.below(12_000);
+    await proxy.restore();
+    expect(
+      await eventually(() => items.get("a").catch(() => undefined), 15_000, "a read after the restore"),
+    ).to.deep.equal({
+      _id: "a",
+    });
   });
 });

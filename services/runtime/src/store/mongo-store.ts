@@ -7,18 +7,34 @@
  *
  * `swap` differs by backend, detected once per provider through `buildInfo` (FerretDB adds a
  * `ferretdbVersion` field): see `MongoCollection.swap`.
+ *
+ * A server that does not answer (connections refused or reset, none to select, one that stopped
+ * answering) fails every operation with `StoreUnavailableError`, and soon (ADR 0112): the
+ * driver waits `serverSelectionTimeoutMS` 2 s (not 30) for a server to send to, gives a
+ * connection and each look at the server `connectTimeoutMS` 5 s (not 30), and looks every
+ * `heartbeatFrequencyMS` 2 s (not 10) while it polls, so a wedged server is seen within about
+ * 7 s, and its operations in flight are cut then. No socket timeout: an operation a busy but
+ * healthy server takes long over is waited for, as its caller's signal allows. Values the
+ * connection string sets win.
  */
 import { randomUUID } from "node:crypto";
 import {
   MongoClient,
+  MongoError,
+  MongoNetworkError,
   MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
   type Collection as DriverCollection,
   type Db,
   type Filter as DriverFilter,
   type Sort,
 } from "mongodb";
+import { isConnectionFailure } from "../errors/infrastructure-failure.js";
+import { retry } from "../resilience/retry.js";
 import {
   DuplicateKeyError,
+  StoreUnavailableError,
   type Collection,
   type CollectionSpec,
   type DocumentStore,
@@ -70,6 +86,76 @@ interface VersionClaim {
 
 const defaultClaimTimeoutMs = 5_000;
 
+/** The driver's waits (see the module comment), unless the connection string sets them. */
+const driverWaits = {
+  serverSelectionTimeoutMS: 2_000,
+  connectTimeoutMS: 5_000,
+  heartbeatFrequencyMS: 2_000,
+} as const;
+
+/** How long a readiness ping may take before the server counts as not answering. */
+const pingTimeoutMs = 3_000;
+
+/**
+ * How long the first command (`buildInfo`) waits for a server that is still starting, as the
+ * driver's default selection wait did: a process started beside its store does not fail for it.
+ */
+const firstContactMs = 30_000;
+
+/** `driverWaits` without those `url` names itself (`?serverSelectionTimeoutMS=…`). */
+function waitsNotIn(url: string): Partial<typeof driverWaits> {
+  const query = url.includes("?") ? url.slice(url.indexOf("?") + 1).toLowerCase() : "";
+  const named = new Set(query.split("&").map((pair) => pair.split("=")[0]));
+  return Object.fromEntries(Object.entries(driverWaits).filter(([name]) => !named.has(name.toLowerCase())));
+}
+
+/** Server error codes of a server that is going away or not the primary (SDAM's state changes). */
+const stateChangeCodes = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/**
+ * True for a driver error that says the server did not answer, not that it refused the
+ * operation; also for Node's own error of a connection reset or refused, which the driver
+ * sometimes lets through unwrapped (a write to a socket reset under it).
+ */
+function isUnanswered(error: unknown): boolean {
+  if (isConnectionFailure(error)) return true;
+  if (
+    error instanceof MongoNetworkError ||
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoTopologyClosedError
+  )
+    return true;
+  if (error instanceof MongoServerError && typeof error.code === "number" && stateChangeCodes.has(error.code))
+    return true;
+  return error instanceof MongoError && error.hasErrorLabel("RetryableWriteError");
+}
+
+/** `StoreUnavailableError` for a server that did not answer; any other error unchanged. */
+function storeFailure(error: unknown): unknown {
+  return isUnanswered(error) ? new StoreUnavailableError(error) : error;
+}
+
+/** Runs a driver call; a server that did not answer becomes `StoreUnavailableError`. */
+async function onServer<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw storeFailure(error);
+  }
+}
+
 /** A shallow copy: the driver adds fields to what it is given (e.g. a generated `_id`). */
 function toDriver(doc: StoredDocument): DriverDocument {
   return { ...doc };
@@ -115,15 +201,18 @@ class MongoCollection<T extends StoredDocument> implements Collection<T> {
 
   async insert(doc: T, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    try {
-      await this.documents.insertOne(toDriver(doc));
-    } catch (error) {
-      throw await this.mapDuplicateKey(error, doc, true);
-    }
+    await onServer(async () => {
+      try {
+        await this.documents.insertOne(toDriver(doc));
+      } catch (error) {
+        throw await this.mapDuplicateKey(error, doc, true);
+      }
+    });
   }
 
   async get(id: T["_id"], signal?: AbortSignal): Promise<T | undefined> {
-    return ((await this.documents.findOne({ _id: id }, { signal })) ?? undefined) as unknown as T | undefined;
+    const found = await onServer(() => this.documents.findOne({ _id: id }, { signal }));
+    return (found ?? undefined) as unknown as T | undefined;
   }
 
   async findOne(filter: Filter<T>, options: FindOptions<T> = {}): Promise<T | undefined> {
@@ -143,20 +232,22 @@ class MongoCollection<T extends StoredDocument> implements Collection<T> {
       ...(options.skip === undefined ? {} : { skip: options.skip }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
     });
-    return (await cursor.toArray()) as unknown as T[];
+    return (await onServer(() => cursor.toArray())) as unknown as T[];
   }
 
   count(filter: Filter<T>, signal?: AbortSignal): Promise<number> {
-    return this.documents.countDocuments(filter, { signal });
+    return onServer(() => this.documents.countDocuments(filter, { signal }));
   }
 
   async delete(id: T["_id"], signal?: AbortSignal): Promise<boolean> {
     signal?.throwIfAborted();
-    const deleted = (await this.documents.deleteOne({ _id: id })).deletedCount === 1;
-    // A later document with this id starts again at version 1: its claims must not be taken
-    // for leftovers of this one.
-    if (this.versionClaims) await this.versions.deleteMany({ docId: id });
-    return deleted;
+    return onServer(async () => {
+      const deleted = (await this.documents.deleteOne({ _id: id })).deletedCount === 1;
+      // A later document with this id starts again at version 1: its claims must not be taken
+      // for leftovers of this one.
+      if (this.versionClaims) await this.versions.deleteMany({ docId: id });
+      return deleted;
+    });
   }
 
   /**
@@ -198,6 +289,11 @@ class MongoCollection<T extends StoredDocument> implements Collection<T> {
   async swap(next: T & VersionedDocument, expected: number, signal?: AbortSignal): Promise<boolean> {
     assertVersionStep(next, expected);
     signal?.throwIfAborted();
+    return onServer(() => this.claimAndReplace(next, expected));
+  }
+
+  /** `swap`'s driver calls (see `swap`). */
+  private async claimAndReplace(next: T & VersionedDocument, expected: number): Promise<boolean> {
     if (!this.versionClaims) return this.replaceAt(next, expected);
 
     const id = next._id;
@@ -334,17 +430,19 @@ class MongoDocumentStore implements DocumentStore {
   async collection<T extends StoredDocument>(spec: CollectionSpec<T>): Promise<Collection<T>> {
     const documents = this.db.collection<DriverDocument>(spec.name);
     const indexes: readonly IndexSpec<T>[] = spec.indexes ?? [];
-    // createIndex is idempotent for an identical spec.
-    for (const index of indexes) {
-      await documents.createIndex(
-        index.fields.map((field): [string, 1] => [field, 1]),
-        { unique: index.unique ?? false },
-        {},
-      );
-    }
-    if (this.backend.versionClaims) {
-      await this.db.collection(`${spec.name}.__versions`).createIndex({ docId: 1 }, {}, {});
-    }
+    await onServer(async () => {
+      // createIndex is idempotent for an identical spec.
+      for (const index of indexes) {
+        await documents.createIndex(
+          index.fields.map((field): [string, 1] => [field, 1]),
+          { unique: index.unique ?? false },
+          {},
+        );
+      }
+      if (this.backend.versionClaims) {
+        await this.db.collection(`${spec.name}.__versions`).createIndex({ docId: 1 }, {}, {});
+      }
+    });
     return new MongoCollection<T>(
       spec.name,
       documents,
@@ -368,7 +466,7 @@ class MongoDocumentStore implements DocumentStore {
  */
 export function createMongoStoreProvider(options: MongoStoreOptions): StoreProvider {
   // ignoreUndefined: an undefined field is absent, as in the embedded store (not null).
-  const client = new MongoClient(options.url, { ignoreUndefined: true });
+  const client = new MongoClient(options.url, { ignoreUndefined: true, ...waitsNotIn(options.url) });
   // The server spans name: the connection string's host when it names one (a seed list of
   // several names a replica set, of which no one host is the server).
   const [host, ...others] = client.options.hosts;
@@ -378,7 +476,12 @@ export function createMongoStoreProvider(options: MongoStoreOptions): StoreProvi
       : {};
   let backend: Promise<Backend> | undefined;
   const detect = async (): Promise<Backend> => {
-    const info = await client.db("admin").command({ buildInfo: 1 });
+    const info = await retry(() => onServer(() => client.db("admin").command({ buildInfo: 1 })), {
+      maxAttempts: Infinity,
+      deadlineMs: firstContactMs,
+      backoff: { initialMs: 250, maxMs: 1_000, jitter: "none" },
+      retryable: (error) => error instanceof StoreUnavailableError,
+    });
     const ferretDb = "ferretdbVersion" in info;
     return { ferretDb, versionClaims: options.versionClaims ?? ferretDb };
   };
@@ -392,6 +495,14 @@ export function createMongoStoreProvider(options: MongoStoreOptions): StoreProvi
         await backend,
         options.claimTimeoutMs ?? defaultClaimTimeoutMs,
       );
+    },
+    async ping() {
+      try {
+        await client.db("admin").command({ ping: 1 }, { signal: AbortSignal.timeout(pingTimeoutMs) });
+        return true;
+      } catch {
+        return false;
+      }
     },
     close() {
       return client.close();

@@ -39,6 +39,7 @@ describe("consumer metrics", () => {
         dataDir,
         logger: createLogger("silent", "test"),
         redeliveryDelayMs: 10,
+        maxRedeliveryDelayMs: 500,
       });
       return bus;
     });

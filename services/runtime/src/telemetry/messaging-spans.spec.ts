@@ -46,7 +46,12 @@ describe("messaging spans", () => {
   beforeEach(async () => {
     exporter.reset();
     dataDir = await mkdtemp(join(tmpdir(), "messaging-spans-"));
-    bus = await createEmbeddedBus({ dataDir, logger: quiet, redeliveryDelayMs: 10 });
+    bus = await createEmbeddedBus({
+      dataDir,
+      logger: quiet,
+      redeliveryDelayMs: 10,
+      maxRedeliveryDelayMs: 500,
+    });
   });
   afterEach(async () => {
     for (const subscription of subscriptions.splice(0)) await subscription.close();
@@ -63,7 +68,6 @@ describe("messaging spans", () => {
         topics: ["order-events"],
         logger: quiet,
         telemetry: as,
-        attempts: 1,
         handler: (consumed, signal) => {
           active.set(consumed.id, trace.getSpan(traceContextOf(signal))?.spanContext().spanId);
           return fail ? Promise.reject(new Error("the store broke")) : Promise.resolve();

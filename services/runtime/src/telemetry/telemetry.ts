@@ -96,6 +96,11 @@ const offService: ServiceTelemetry = { enabled: false, tracer: offTracer, metere
 /** A service's telemetry that records nothing: for work deliberately left untraced (a replay). */
 export const untraced: ServiceTelemetry = offService;
 
+/** `telemetry`'s metrics without its spans: for process plumbing worth measuring, not tracing. */
+export function metricsOnly(telemetry: ServiceTelemetry): ServiceTelemetry {
+  return { ...telemetry, enabled: false, tracer: offTracer };
+}
+
 /** Telemetry that records nothing and costs nothing. */
 export const noTelemetry: Telemetry = {
   enabled: false,

@@ -12,6 +12,7 @@ export * from "./raw-http-exchange.js";
 export * from "./registered-account.js";
 export * from "./rejection.js";
 export * from "./service-harness.js";
+export * from "./tcp-proxy.js";
 export * from "./test-analytics-stores.js";
 export * from "./test-stores.js";
 export * from "./traced-product-host.js";
