@@ -1,9 +1,10 @@
 /**
  * Readiness of a process that runs services: what every one of them depends on, its document
  * store and its event bus, answers (ADR 0112). Each is pinged every 2 s, with a timeout of its
- * adapter's (3 s: a server that accepts connections and answers nothing is not answering), so
- * `/readyz` and gRPC health turn not ready within about 5 s of an outage and ready again by
- * themselves about 2 s after it ends; each change is logged once. The embedded store and
+ * adapter's (3 s: a server that accepts connections and answers nothing is not answering), and
+ * a failed ping is confirmed by another half a second later, so `/readyz` and gRPC health turn
+ * not ready within about 9 s of an outage (about 3 s when connections are refused), never on one
+ * slow answer, and ready again by themselves about 2 s after it ends; each change is logged once. The embedded store and
  * bus are in the process and always answer. A dependency only one service has (the analytics
  * store) is that module's own `isHealthy`.
  */
@@ -22,17 +23,20 @@ export interface DependencyHealthOptions {
 
 export function createDependencyHealth(options: DependencyHealthOptions): HealthWatch {
   const intervalMs = options.intervalMs ?? 2_000;
+  const recheckMs = 500;
   const watches = [
     createHealthWatch({
       name: "document store",
       check: () => options.stores.ping(),
       intervalMs,
+      recheckMs,
       logger: options.logger,
     }),
     createHealthWatch({
       name: "event bus",
       check: () => options.bus.ping(),
       intervalMs,
+      recheckMs,
       logger: options.logger,
     }),
   ];

@@ -1,7 +1,10 @@
 /**
  * Keeps the answer of a dependency's health check at hand for readiness probes, which must be
  * cheap and synchronous: the check runs at start and then every `intervalMs`, and `healthy()`
- * gives its last answer. A check that throws counts as unhealthy.
+ * gives its last answer. A check that throws counts as unhealthy. With `recheckMs`, a healthy
+ * dependency whose check fails is checked once more after that pause, and only a second failure
+ * in a row turns it unhealthy: one slow answer on a busy machine does not take a process out of
+ * rotation, while an outage still shows within two checks.
  */
 import type { Logger } from "../logging/logger.js";
 
@@ -18,21 +21,30 @@ export interface HealthWatchOptions {
   readonly name: string;
   readonly check: () => Promise<boolean>;
   readonly intervalMs: number;
+  /** Pause before the check that confirms a failure of a healthy dependency; none by default. */
+  readonly recheckMs?: number;
   readonly logger: Logger;
 }
 
 export function createHealthWatch(options: HealthWatchOptions): HealthWatch {
-  const { name, check, intervalMs, logger } = options;
+  const { name, check, intervalMs, recheckMs, logger } = options;
   let healthy = false;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  async function probe(): Promise<void> {
-    let now: boolean;
+  async function answer(): Promise<boolean> {
     try {
-      now = await check();
+      return await check();
     } catch {
-      now = false;
+      return false;
+    }
+  }
+
+  async function probe(): Promise<void> {
+    let now = await answer();
+    if (!now && healthy && recheckMs !== undefined && !stopped) {
+      await new Promise((resolve) => setTimeout(resolve, recheckMs).unref());
+      now = await answer();
     }
     if (now !== healthy) {
       if (now) logger.info({ dependency: name }, `${name} is reachable`);
