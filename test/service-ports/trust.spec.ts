@@ -118,6 +118,12 @@ describe("Service ports: internal methods answer only peer services", () => {
     const { deleted } = await accounts.deleteAccount({ userId }, { headers: asPeer("user", "auth").headers });
     expect(deleted).to.equal(true);
     expect(await codeOf(auth.login({ email, password }))).to.be.oneOf([Code.Unauthenticated, Code.NotFound]);
+
+    // The User service finishes the deletion it begins with that call, as an admin's would: the
+    // profile goes too, so the deployment's users and its analytics agree afterwards.
+    await users.deleteUser({ userId }, { headers: forgedIdentity(admin, asEdge("user")) });
+    const after = await users.listUsers({}, { headers: forgedIdentity(admin, asEdge("user")) });
+    expect(after.users.map((user) => user.id)).to.not.include(userId);
   });
 
   it("InventoryService/ReleaseStock: 401 to anyone but a peer, and the reserved stock stays taken", async () => {
