@@ -5,9 +5,12 @@
  * it). Two readings that agree mean no group parked anything in between.
  */
 import { Kafka, logLevel } from "kafkajs";
+import { correctKafkaJsRequestQueue } from "@commerce/runtime/events";
 import { retry } from "@commerce/runtime/resilience";
 
 export async function deadLettersWritten(brokers: string): Promise<Map<string, bigint>> {
+  // As the platform's own clients are (kafkajs-request-queue.ts): no timer loop, no warning.
+  correctKafkaJsRequestQueue();
   const kafka = new Kafka({
     clientId: "outage-dead-letters",
     brokers: brokers.split(","),
