@@ -17,6 +17,7 @@ import { ensureEnvoy, envoyVersion } from "../infra/envoy.js";
 import { ensureFerretDbLauncher } from "../infra/ferretdb.js";
 import { ensureJaeger, jaegerVersion } from "../infra/jaeger-build.js";
 import { ensureKafkaRuntime } from "../infra/kafka-runtime.js";
+import { ensurePostgreSqlRuntime } from "../infra/postgresql-runtime.js";
 import { ensureEtcd } from "../k8s/etcd.js";
 import { ensureHelm } from "../k8s/helm.js";
 import { ensureControlPlaneBinaries } from "../k8s/kube-control-plane-binaries.js";
@@ -67,6 +68,19 @@ describe("installers on an empty cache, each requested several times at once", f
   it("builds FerretDB's launcher once, and it runs", async () => {
     const launcher = await onceForAll(() => ensureFerretDbLauncher(options));
     expect(await printed(launcher, ["-h"])).to.include("-exit-on-stdin-eof");
+  });
+
+  it("unpacks Debian's PostgreSQL once, and its server and initdb report the Debian version", async () => {
+    const runtime = await onceForAll(() => ensurePostgreSqlRuntime(options));
+    expect(runtime.version).to.match(/^15\.\d+-/);
+    const upstream = runtime.version.split("-")[0]!;
+    for (const program of ["postgres", "initdb"]) {
+      const binary = join(runtime.bin, program);
+      expect(await printed("ldd", [binary], runtime.env)).to.not.include("not found");
+      expect(await printed(binary, ["--version"], runtime.env)).to.equal(
+        `${program} (PostgreSQL) ${upstream} (Debian ${runtime.version})\n`,
+      );
+    }
   });
 
   it("fetches the Kafka jars and compiles its launcher once each, and the broker's main class answers", async () => {

@@ -6,7 +6,9 @@
  *
  * The infrastructure is the environment's when it names all of it (MONGODB_URL, KAFKA_BROKERS,
  * CLICKHOUSE_URL: `npm test` passes the run's, whose history the acceptance suites left
- * consistent), else a private FerretDB, Kafka and ClickHouse in a scratch folder. The
+ * consistent), else a private FerretDB, Kafka and ClickHouse in a scratch folder. A test that
+ * stops the store itself (`ownStore`) always gets a private FerretDB, which it may pause,
+ * resume and restart on the same port and data. The
  * deployment's secrets and admin likewise (JWT_SECRET, EDGE_SECRET, PEER_SECRET, ADMIN_EMAIL,
  * ADMIN_PASSWORD, PAYMENT_KEY_SECRET, PAYMENT_WEBHOOK_SECRET), else generated. The acceptance
  * suites' support modules read BASE_URL and the admin from the environment: the rig sets them.
@@ -18,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hostPortOf, startTcpProxy, throughAddress, type TcpProxy } from "@commerce/runtime/testing";
 import { startClickHouse } from "#infra/clickhouse.js";
-import { startFerretDb } from "#infra/ferretdb.js";
+import { startFerretDb, type FerretDbInstance } from "#infra/ferretdb.js";
 import { startKafka } from "#infra/kafka.js";
 import { startCluster, type RunningCluster } from "../../../scripts/cluster/cluster.js";
 
@@ -29,7 +31,21 @@ export interface OutageRig {
   readonly kafkaBrokers: string;
   /** The Order process's own base URL (its `/readyz`). */
   readonly orderUrl: string;
+  /** The private FerretDB, when the rig was asked for one (`ownStore`). */
+  readonly store: PrivateStore | undefined;
   stop(): Promise<void>;
+}
+
+/** A FerretDB of the rig's own: its launcher's pid (to pause), and a restart in place. */
+export interface PrivateStore {
+  readonly pid: number;
+  /** Stops it and starts it again on the same port and data; resolves once it answers. */
+  restart(): Promise<void>;
+}
+
+export interface OutageRigOptions {
+  /** A private FerretDB even when the environment names one. */
+  readonly ownStore?: boolean;
 }
 
 const secret = (bytes: number): string => randomBytes(bytes).toString("base64url");
@@ -39,7 +55,7 @@ function fromEnvironment(name: string, otherwise: () => string): string {
   return value === undefined || value === "" ? otherwise() : value;
 }
 
-export async function startOutageRig(): Promise<OutageRig> {
+export async function startOutageRig(options: OutageRigOptions = {}): Promise<OutageRig> {
   const cleanups: (() => Promise<unknown>)[] = [];
   const stop = async (): Promise<void> => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -48,7 +64,7 @@ export async function startOutageRig(): Promise<OutageRig> {
   try {
     const scratch = await mkdtemp(join(tmpdir(), "order-store-outage-"));
     cleanups.push(() => rm(scratch, { recursive: true, force: true }));
-    const infra = await infrastructure(scratch, cleanups);
+    const infra = await infrastructure(scratch, cleanups, options.ownStore === true);
     const orderStore = await startTcpProxy(hostPortOf(infra.mongodbUrl));
     cleanups.push(() => orderStore.close());
     const deployment = {
@@ -86,7 +102,7 @@ export async function startOutageRig(): Promise<OutageRig> {
     Object.assign(process.env, { BASE_URL: cluster.baseUrl, ...deployment });
     const orderUrl = cluster.urlsOf("order")[0];
     if (orderUrl === undefined) throw new Error("the topology has no Order process");
-    return { cluster, orderStore, kafkaBrokers: infra.kafkaBrokers, orderUrl, stop };
+    return { cluster, orderStore, kafkaBrokers: infra.kafkaBrokers, orderUrl, store: infra.store, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -97,32 +113,54 @@ interface Infrastructure {
   readonly mongodbUrl: string;
   readonly kafkaBrokers: string;
   readonly clickHouseUrl: string;
+  readonly store: PrivateStore | undefined;
 }
+
+const given = (name: string): string => process.env[name] ?? "";
 
 /** The environment's FerretDB, Kafka and ClickHouse, or private ones (see the module comment). */
 async function infrastructure(
   scratch: string,
   cleanups: (() => Promise<unknown>)[],
+  ownStore: boolean,
 ): Promise<Infrastructure> {
-  const given = {
-    mongodbUrl: process.env["MONGODB_URL"] ?? "",
-    kafkaBrokers: process.env["KAFKA_BROKERS"] ?? "",
-    clickHouseUrl: process.env["CLICKHOUSE_URL"] ?? "",
-  };
-  if (given.mongodbUrl !== "" && given.kafkaBrokers !== "" && given.clickHouseUrl !== "") return given;
+  const mongodbUrl = ownStore ? "" : given("MONGODB_URL");
+  const kafkaBrokers = given("KAFKA_BROKERS");
+  const clickHouseUrl = given("CLICKHOUSE_URL");
   const started = await Promise.allSettled([
-    startFerretDb({ dataDir: join(scratch, "ferretdb") }),
-    startKafka({ dataDir: join(scratch, "kafka") }),
-    startClickHouse({ dataDir: join(scratch, "clickhouse") }),
+    mongodbUrl === "" ? startFerretDb({ dataDir: join(scratch, "ferretdb") }) : undefined,
+    kafkaBrokers === "" ? startKafka({ dataDir: join(scratch, "kafka") }) : undefined,
+    clickHouseUrl === "" ? startClickHouse({ dataDir: join(scratch, "clickhouse") }) : undefined,
   ]);
-  for (const result of started) if (result.status === "fulfilled") cleanups.push(() => result.value.stop());
   const [ferret, kafka, clickHouse] = started;
-  if (ferret.status === "rejected") throw ferret.reason;
-  if (kafka.status === "rejected") throw kafka.reason;
-  if (clickHouse.status === "rejected") throw clickHouse.reason;
+  let store: FerretDbInstance | undefined = ferret.status === "fulfilled" ? ferret.value : undefined;
+  cleanups.push(() => Promise.all([store?.stop()]));
+  for (const result of [kafka, clickHouse]) {
+    if (result.status === "fulfilled" && result.value !== undefined)
+      cleanups.push(() => result.value!.stop());
+  }
+  for (const result of started) if (result.status === "rejected") throw result.reason;
+  const privateStore: PrivateStore | undefined =
+    store === undefined
+      ? undefined
+      : {
+          get pid() {
+            return store?.pid ?? 0;
+          },
+          async restart() {
+            const port = Number(new URL(store?.url ?? "").port);
+            await store?.stop();
+            store = await startFerretDb({ dataDir: join(scratch, "ferretdb"), port });
+          },
+        };
   return {
-    mongodbUrl: ferret.value.url,
-    kafkaBrokers: kafka.value.brokers,
-    clickHouseUrl: `${clickHouse.value.url}/outage`,
+    mongodbUrl: mongodbUrl === "" ? (store?.url ?? "") : mongodbUrl,
+    kafkaBrokers:
+      kafka.status === "fulfilled" && kafka.value !== undefined ? kafka.value.brokers : kafkaBrokers,
+    clickHouseUrl:
+      clickHouse.status === "fulfilled" && clickHouse.value !== undefined
+        ? `${clickHouse.value.url}/outage`
+        : clickHouseUrl,
+    store: privateStore,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The document store on the `mongodb` driver: real MongoDB in clusters, FerretDB 1.24 (SQLite)
+ * The document store on the `mongodb` driver: real MongoDB in clusters, FerretDB 1.24 (on PostgreSQL)
  * in local tests. Filters, sorts and windows translate 1:1 to MongoDB queries; duplicate keys
  * become `DuplicateKeyError`; the request's abort signal reaches every read (the driver accepts
  * `signal` on find, findOne and countDocuments) and is checked before every write (the driver
@@ -183,6 +183,9 @@ function sortOf<T>(options: FindOptions<T>): Sort {
   if (!keys.some(([field]) => field === "_id")) keys.push(["_id", 1]);
   return keys;
 }
+
+/** What FerretDB's internal error says of a unique-index violation, by backend. */
+const ferretDbDuplicateKeyMessages = ["(SQLSTATE 23505)", "UNIQUE constraint failed"] as const;
 
 class MongoCollection<T extends StoredDocument> implements Collection<T> {
   private readonly versions: DriverCollection<VersionClaim>;
@@ -382,12 +385,13 @@ class MongoCollection<T extends StoredDocument> implements Collection<T> {
   }
 
   /**
-   * FerretDB reports a unique-index violation by an update as an internal error carrying
-   * SQLite's message, not as code 11000.
+   * FerretDB reports a unique-index violation by an update as an internal error carrying its
+   * backend's message, not as code 11000: PostgreSQL's (SQLSTATE 23505) or SQLite's.
    */
   private isDuplicateKey(error: unknown): boolean {
     if (!(error instanceof MongoServerError)) return false;
-    return error.code === 11000 || (this.ferretDb && error.message.includes("UNIQUE constraint failed"));
+    if (error.code === 11000) return true;
+    return this.ferretDb && ferretDbDuplicateKeyMessages.some((message) => error.message.includes(message));
   }
 
   /**
