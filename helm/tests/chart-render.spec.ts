@@ -12,6 +12,7 @@ import { expect } from "chai";
 import { deployableServices, type DeployableService } from "../../scripts/cluster/service-catalog.js";
 import { jwksOf } from "../../envoy/src/envoy-secrets.js";
 import { edgeCredential, serviceTrustEnvironment } from "@commerce/runtime/identity";
+import { kafkaVersion } from "../../scripts/infra/kafka-runtime.js";
 import { trustSecretData } from "../../scripts/k8s/chart/trust-secret.js";
 import { ensureHelm } from "../../scripts/k8s/helm.js";
 import { ensureKubeconform, type Kubeconform } from "../../scripts/k8s/kubeconform.js";
@@ -215,6 +216,18 @@ describe("the Helm chart rendered per profile", function () {
       analysePolicies(manifestsOf(profile)).flows.filter((flow) => flow.endsWith("anywhere:443/TCP"));
     expect(gatewayEgress("production")).to.deep.equal(["egress payment -> anywhere:443/TCP"]);
     expect(gatewayEgress("dev")).to.deep.equal([]);
+  });
+
+  it("runs the dev profile's Kafka from the official image of the version our tests run, in KRaft mode", async () => {
+    const kafka = containerOf(named(manifestsOf("dev"), "Deployment", `${release}-kafka`));
+    expect(kafka.image).to.equal(`apache/kafka:${await kafkaVersion()}`);
+    const env = Object.fromEntries((kafka.env ?? []).map((variable) => [variable.name, variable.value]));
+    expect(env).to.include({
+      KAFKA_PROCESS_ROLES: "broker,controller",
+      KAFKA_CONTROLLER_QUORUM_VOTERS: "1@127.0.0.1:9093",
+    });
+    // Kafka 4 has no ZooKeeper mode and no message format setting (ADR 0120).
+    expect(Object.keys(env).filter((name) => /ZOOKEEPER|MESSAGE_FORMAT/.test(name))).to.deep.equal([]);
   });
 
   it("finds a pod that may run as root, lacks limits or mounts a token (the check can fail)", () => {

@@ -2,7 +2,9 @@
  * One single-node Kafka in KRaft mode (broker and controller in one JVM) on loopback, declared
  * for the shared lifecycle (local-server.ts): its `server.properties`, its storage format, its
  * command line, and the readiness probe. Shared by the `infra:up` instance and the private
- * instances of test runs (kafka.ts).
+ * instances of test runs (kafka.ts). Both release lines (kafka-runtime.ts) take the same settings
+ * and storage format: each one below exists in 3.9 and in 4.x (4.0 removed the ZooKeeper
+ * settings and `log.message.format.version`, which we never set).
  *
  * Settings and why:
  *   - `auto.create.topics.enable=false`: a topic exists because the code created it (the Kafka
@@ -23,7 +25,7 @@ import { correctKafkaJsRequestQueue } from "@commerce/runtime/events";
 import {
   ensureKafkaRuntime,
   kafkaLauncherClass,
-  kafkaLog4jProperties,
+  type KafkaLine,
   type KafkaRuntime,
 } from "./kafka-runtime.js";
 import type { LocalServer, ServerPorts } from "./local-server.js";
@@ -96,7 +98,10 @@ function randomClusterId(): string {
  * Writes `server.properties` and formats the storage if it is new. Returns the properties file.
  * Existing storage keeps its data: a broker restarted on the same directory sees its topics and
  * committed offsets again (the ports may differ between runs: static quorum voters are read from
- * the configuration, not from the metadata log).
+ * the configuration, not from the metadata log). Kafka 4.x still formats this way: with
+ * `controller.quorum.voters` set, `format` needs none of the options of a dynamic quorum
+ * (`--standalone`, `--initial-controllers`). A 4.x broker starts on storage a 3.9 broker
+ * formatted (a `.infra/kafka` from before issue 42); a 3.9 broker refuses storage 4.x formatted.
  */
 async function prepareKafkaStorage(runtime: KafkaRuntime, layout: KafkaBrokerLayout): Promise<string> {
   await mkdir(layout.configDir, { recursive: true });
@@ -121,7 +126,7 @@ async function prepareKafkaStorage(runtime: KafkaRuntime, layout: KafkaBrokerLay
 }
 
 /** JVM options: a small heap, quick start-up, our logging. */
-function jvmOptions(): string[] {
+function jvmOptions(runtime: KafkaRuntime): string[] {
   return [
     "-Xms64m",
     "-Xmx512m",
@@ -130,7 +135,7 @@ function jvmOptions(): string[] {
     // C1 only: a test broker's life is mostly start-up, where C2's compile time is wasted.
     "-XX:TieredStopAtLevel=1",
     "-Djava.awt.headless=true",
-    `-Dlog4j.configuration=file:${kafkaLog4jProperties}`,
+    runtime.loggingOption,
   ];
 }
 
@@ -140,7 +145,7 @@ function jvmOptions(): string[] {
  */
 function kafkaBrokerArgs(runtime: KafkaRuntime, properties: string, exitOnStdinEof: boolean): string[] {
   return [
-    ...jvmOptions(),
+    ...jvmOptions(runtime),
     ...(exitOnStdinEof ? ["-Dlauncher.exitOnStdinEof=true"] : []),
     "-cp",
     runtime.classpath,
@@ -155,7 +160,7 @@ function runJava(runtime: KafkaRuntime, args: readonly string[]): Promise<void> 
   return new Promise((resolve, reject) => {
     const child = spawn(
       runtime.java,
-      [...jvmOptions(), "-cp", runtime.classpath, kafkaLauncherClass, ...args],
+      [...jvmOptions(runtime), "-cp", runtime.classpath, kafkaLauncherClass, ...args],
       {
         stdio: ["ignore", "pipe", "pipe"],
       },
@@ -205,8 +210,14 @@ export async function kafkaAnswers(port: number, timeoutMs = 2_000): Promise<boo
   }
 }
 
-/** Kafka for the shared lifecycle, run by the JDK in `javaBin` (undefined: `java` from PATH). */
-export function kafkaBroker(javaBin: string | undefined): LocalServer<KafkaRuntime, keyof KafkaPorts> {
+/**
+ * Kafka of release `line` for the shared lifecycle, run by the JDK in `javaBin` (undefined:
+ * `java` from PATH).
+ */
+export function kafkaBroker(
+  javaBin: string | undefined,
+  line: KafkaLine,
+): LocalServer<KafkaRuntime, keyof KafkaPorts> {
   return {
     name: "kafka",
     title: "Kafka",
@@ -217,7 +228,7 @@ export function kafkaBroker(javaBin: string | undefined): LocalServer<KafkaRunti
     stopGraceMs: 20_000,
     probeIntervalMs: 50,
     processSignature: `${kafkaLauncherClass} ${kafkaMainClass}`,
-    install: (log) => ensureKafkaRuntime({ javaBin, log }),
+    install: (log) => ensureKafkaRuntime({ javaBin, line, log }),
     async prepare(runtime, dir, ports, withStarter) {
       const layout = { configDir: dir, dataDir: join(dir, "data"), ...ports };
       const properties = await prepareKafkaStorage(runtime, layout);

@@ -8,11 +8,14 @@
  *     port (`KAFKA_PORT`, default 19092), data under `<repo>/.infra/kafka/data`;
  *   - `startKafka`: a private instance for one test run, on free ports, tied to the caller's
  *     lifetime (private-server.ts).
+ * Both run the 4.x line (ADR 0120); `startKafka({ line: "3.9" })` runs Kafka 3.9, which only the
+ * order-cost bench's deployment from before issue 42 asks for.
  */
 import { isAbsolute, join } from "node:path";
 import { createInfraComponent, type InfraComponent } from "./infra-component.js";
 import { InfraConfigError, readPort, type InfraConfig } from "./infra-config.js";
 import { brokersAt, kafkaBroker } from "./kafka-broker.js";
+import { defaultKafkaLine, kafkaVersion, type KafkaLine } from "./kafka-runtime.js";
 import type { LaunchedServer } from "./local-server.js";
 import { startPrivateServer, type ClientPortOptions } from "./private-server.js";
 
@@ -49,7 +52,7 @@ export function createKafkaComponent(
   log: (message: string) => void,
 ): InfraComponent {
   const { javaBin, ...ports } = kafka;
-  return createInfraComponent(kafkaBroker(javaBin), config.stateDir, ports, log);
+  return createInfraComponent(kafkaBroker(javaBin, defaultKafkaLine), config.stateDir, ports, log);
 }
 
 /**
@@ -59,6 +62,12 @@ export function createKafkaComponent(
 export interface KafkaOptions extends ClientPortOptions {
   /** The JDK's `bin` directory; defaults to `$JAVA_HOME/bin` of this process's environment. */
   readonly javaBin?: string;
+  /**
+   * The release line; the 4.x line everything runs by default. "3.9" is for the order-cost
+   * bench's deployment from before issue 42 only. A data directory belongs to one line: 4.x can
+   * take over storage that 3.9 formatted, never the reverse.
+   */
+  readonly line?: KafkaLine;
 }
 
 /** A running private broker; the caller owns it and stops it (Kafka's shutdown hook closes the logs). */
@@ -66,6 +75,8 @@ export interface KafkaInstance extends LaunchedServer {
   /** `127.0.0.1:<port>`, the value of `KAFKA_BROKERS`. */
   readonly brokers: string;
   readonly port: number;
+  /** The Kafka version of its line's pom, e.g. "4.4.0". */
+  readonly version: string;
 }
 
 /**
@@ -73,7 +84,9 @@ export interface KafkaInstance extends LaunchedServer {
  * topics.
  */
 export async function startKafka(options: KafkaOptions): Promise<KafkaInstance> {
-  const broker = kafkaBroker(options.javaBin ?? javaBinOf(process.env));
+  const line = options.line ?? defaultKafkaLine;
+  const broker = kafkaBroker(options.javaBin ?? javaBinOf(process.env), line);
+  const version = await kafkaVersion(line);
   const { ports, pid, stop } = await startPrivateServer(broker, options, { port: options.port });
-  return { brokers: brokersAt(ports.port), port: ports.port, pid, stop };
+  return { brokers: brokersAt(ports.port), port: ports.port, version, pid, stop };
 }
