@@ -70,16 +70,44 @@ function childPids(pid: number): number[] {
   });
 }
 
+/** The fields of /proc/<pid>/stat after the command name (field 3 onwards). */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
 /** utime + stime of a process from /proc, in µs (clock ticks are 100 per second on Linux). */
 export function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const fields = statFields(pid);
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/** CPU time of a process and all its descendants (a launcher and what it runs), in µs. */
+/** cutime + cstime: what the children a process has waited for spent, in µs. */
+function reapedChildrenMicros(pid: number): number {
+  const fields = statFields(pid);
+  return (Number(fields[13]) + Number(fields[14])) * 10_000;
+}
+
+/**
+ * CPU time of a process and all its descendants (a launcher and what it runs), in µs: those
+ * running now, and those that ended and were waited for (a database's backend per connection,
+ * counted in its parent's cutime), so that a tree's clock never goes back when one ends.
+ */
 export function treeCpuMicros(pid: number): number {
-  return childPids(pid).reduce((total, child) => total + treeCpuMicros(child), cpuMicros(pid));
+  return childPids(pid).reduce(
+    (total, child) => total + treeCpuMicros(child),
+    cpuMicros(pid) + reapedChildrenMicros(pid),
+  );
+}
+
+/** The descendants of `pid` running now (children, their children, …). */
+export function descendantPids(pid: number): number[] {
+  return childPids(pid).flatMap((child) => [child, ...descendantPids(child)]);
+}
+
+/** A process's command name (`/proc/<pid>/comm`: `postgres`, `java`, …). */
+export function commandName(pid: number): string {
+  return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
 }
 
 /** How long a warm-up runs before a measured load, its figures discarded. */

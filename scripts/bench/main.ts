@@ -67,14 +67,17 @@
  * request-cost targets were measured on) beside the working tree, in BENCH_REQUEST_ROUNDS
  * interleaved rounds (default 8) of BENCH_REQUEST_SLICE seconds (default 2);
  * BENCH_REQUEST_PROFILES=<dir> adds CPU profiles of the Product process (request-cost-bench.ts).
- * BENCH_ONLY=order-cost runs part 15 alone (about six minutes, more the first time a baseline is
- * built): the CPU per order of Envoy and of each service, through Envoy to the compiled services
- * with Kafka until the order's events are consumed, on embedded stores and on FerretDB
- * (BENCH_ORDER_STORES), for BENCH_ORDER_BASELINE (a git revision, default 1caa5f3, the main the
- * order targets were measured on) beside the working tree, in BENCH_ORDER_ROUNDS interleaved
- * rounds (default 6) of BENCH_ORDER_SLICE seconds (default 3) over BENCH_ORDER_CONNECTIONS
- * connections (default 16); BENCH_ORDER_PROFILES=<dir> adds CPU profiles of every service
- * (order-cost-bench.ts).
+ * BENCH_ONLY=order-cost runs part 15 alone (about ten minutes, more the first time a baseline is
+ * built): the CPU per order of Envoy, of each service and of the store's processes, through Envoy
+ * to the compiled services with Kafka until the order's events are consumed, then the same per
+ * catalog read by id and per filtered page over BENCH_ORDER_READ_CONNECTIONS connections
+ * (default 32), and the store's commands per order, on each comparison of BENCH_ORDER_STORES
+ * (default embedded,ferretdb; an entry `<before>/<after>` gives each side its own store) and
+ * BENCH_ORDER_BROKERS (default kafka, or `<before>/<after>`), for BENCH_ORDER_BASELINE (a git
+ * revision, default 1caa5f3, the main the order targets were measured on) beside the working
+ * tree, in BENCH_ORDER_ROUNDS interleaved rounds (default 6) of BENCH_ORDER_SLICE seconds
+ * (default 3) over BENCH_ORDER_CONNECTIONS connections (default 16); BENCH_ORDER_PROFILES=<dir>
+ * adds CPU profiles of every service (order-cost-bench.ts, deployment-infrastructure.ts).
  * BENCH_ONLY=recommendation runs part 16 alone (about 30 minutes: the seeds): the Recommendation
  * service's reads over BENCH_RECOMMENDATION_ORDERS orders (default 1,000,000) of
  * BENCH_RECOMMENDATION_PRODUCTS products (default 10,000), from BENCH_RECOMMENDATION_CONNECTIONS
@@ -464,7 +467,9 @@ try {
         scratch,
         baseline: process.env["BENCH_ORDER_BASELINE"] ?? "1caa5f3",
         stores: (process.env["BENCH_ORDER_STORES"] ?? "embedded,ferretdb").split(","),
+        brokers: process.env["BENCH_ORDER_BROKERS"] ?? "kafka",
         connections: Number(process.env["BENCH_ORDER_CONNECTIONS"] ?? 16),
+        readConnections: Number(process.env["BENCH_ORDER_READ_CONNECTIONS"] ?? 32),
         seconds: Number(process.env["BENCH_ORDER_SLICE"] ?? 3),
         rounds: Number(process.env["BENCH_ORDER_ROUNDS"] ?? 6),
         admin,

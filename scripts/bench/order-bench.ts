@@ -36,18 +36,21 @@ export interface Seeded {
   readonly tokens: readonly string[];
 }
 
-/** One autocannon run of POST /api/orders; each request takes the next product and buyer in turn. */
+/**
+ * One autocannon run of POST /api/orders; each request takes the next product and buyer in turn.
+ * It lasts `seconds`, or until `{ orders }` have been answered.
+ */
 export async function orderLoad(
   baseUrl: string,
   seeded: Seeded,
   connections: number,
-  seconds: number,
+  length: number | { readonly orders: number },
 ): Promise<LoadRun> {
   let turn = 0;
   const result = await autocannon({
     url: new URL("/api/orders", baseUrl).toString(),
     connections,
-    duration: seconds,
+    ...(typeof length === "number" ? { duration: length } : { amount: length.orders }),
     pipelining: 1,
     requests: [
       {
