@@ -42,8 +42,13 @@ const quiet = { log: () => undefined };
 export const storeChoices: Readonly<Record<string, StoreChoice>> = {
   embedded: { title: "embedded stores", start: () => Promise.resolve(undefined) },
   ferretdb: {
-    title: "FerretDB 1.24 on SQLite",
+    title: "FerretDB 1.24 on PostgreSQL",
     start: (dataDir) => startFerretDb({ dataDir, ...quiet }),
+  },
+  // The test server before ADR 0121, kept for the comparison.
+  "ferretdb-sqlite": {
+    title: "FerretDB 1.24 on SQLite",
+    start: (dataDir) => startFerretDb({ dataDir, backend: "sqlite", ...quiet }),
   },
 };
 

@@ -1,21 +1,34 @@
 /**
- * What a read by `_id` costs on FerretDB 1.24 (SQLite) as a collection grows: the figure behind
- * the order's cost on FerretDB (order-cost-bench.ts). A read that finds its document takes about
- * the same time at any size; one that finds nothing (the stock ledger's "is there a newer
- * entry?", a claim that was never made) reads every document of the collection, with string
- * ids and ObjectIds alike. Printed beside the order's figures, never asserted.
+ * What a read by `_id` costs FerretDB 1.24 as a collection grows, on SQLite and on PostgreSQL
+ * (ADR 0121), the store's processes counted (the launcher and what runs under it): the figure
+ * behind the order's cost on a store server (order-cost-bench.ts). On SQLite a read that finds
+ * nothing (the stock ledger's "is there a newer entry?", a claim that was never made) reads
+ * every document of the collection, with string ids and ObjectIds alike; on PostgreSQL every
+ * read is an index lookup. Printed beside the order's figures, never asserted.
  */
 import { MongoClient, ObjectId, type Document } from "mongodb";
 import { join } from "node:path";
-import { startFerretDb } from "../infra/ferretdb.js";
-import { cpuMicros } from "./load.js";
+import { startFerretDb, type FerretDbBackend } from "../infra/ferretdb.js";
+import { treeCpuMicros } from "./load.js";
 
 const sizes = [1_000, 5_000, 20_000];
 const readsPerFigure = 40;
 const padding = "x".repeat(200);
 
+const titles: Readonly<Record<FerretDbBackend, string>> = { sqlite: "SQLite", postgresql: "PostgreSQL" };
+
 export async function benchFerretDbLookups(scratch: string): Promise<string[]> {
-  const ferret = await startFerretDb({ dataDir: join(scratch, "ferretdb-lookups"), log: () => undefined });
+  const lines: string[] = [];
+  for (const backend of ["sqlite", "postgresql"] as const) lines.push(...(await lookupsOn(backend, scratch)));
+  return lines;
+}
+
+async function lookupsOn(backend: FerretDbBackend, scratch: string): Promise<string[]> {
+  const ferret = await startFerretDb({
+    dataDir: join(scratch, `ferretdb-lookups-${backend}`),
+    backend,
+    log: () => undefined,
+  });
   const client = new MongoClient(ferret.url);
   try {
     await client.connect();
@@ -24,7 +37,7 @@ export async function benchFerretDbLookups(scratch: string): Promise<string[]> {
     const objects = db.collection("objects");
     const objectIds: ObjectId[] = [];
     const lines = [
-      "FerretDB 1.24 (SQLite): a read by _id as the collection grows, FerretDB's CPU ms per read (wall ms in brackets)",
+      `FerretDB 1.24 on ${titles[backend]}: a read by _id as the collection grows, the store's CPU ms per read (wall ms in brackets)`,
     ];
     let stored = 0;
     for (const size of sizes) {
@@ -40,9 +53,9 @@ export async function benchFerretDbLookups(scratch: string): Promise<string[]> {
       stored = size;
       const msPerRead = async (read: (i: number) => Promise<unknown>): Promise<string> => {
         const started = performance.now();
-        const cpuBefore = cpuMicros(ferret.pid);
+        const cpuBefore = treeCpuMicros(ferret.pid);
         for (let i = 0; i < readsPerFigure; i++) await read(i);
-        const cpuMs = (cpuMicros(ferret.pid) - cpuBefore) / 1_000 / readsPerFigure;
+        const cpuMs = (treeCpuMicros(ferret.pid) - cpuBefore) / 1_000 / readsPerFigure;
         const wallMs = (performance.now() - started) / readsPerFigure;
         return `${cpuMs.toFixed(1)} (${wallMs.toFixed(1)})`;
       };
