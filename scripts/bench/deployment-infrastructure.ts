@@ -54,7 +54,9 @@ export const storeChoices: Readonly<Record<string, StoreChoice>> = {
 
 /** The brokers a deployment can run on, by name. */
 export const brokerChoices: Readonly<Record<string, BrokerChoice>> = {
-  kafka: { title: "Kafka 3.9", start: (dataDir) => startKafka({ dataDir, ...quiet }) },
+  kafka: { title: "Kafka 4", start: (dataDir) => startKafka({ dataDir, ...quiet }) },
+  // The broker before ADR 0120, kept for the comparison.
+  "kafka-3.9": { title: "Kafka 3.9", start: (dataDir) => startKafka({ dataDir, line: "3.9", ...quiet }) },
 };
 
 /** What each side of a before-and-after comparison runs on: the names of its store and broker. */

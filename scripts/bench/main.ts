@@ -72,9 +72,10 @@
  * to the compiled services with Kafka until the order's events are consumed, then the same per
  * catalog read by id and per filtered page over BENCH_ORDER_READ_CONNECTIONS connections
  * (default 32), and the store's commands per order, on each comparison of BENCH_ORDER_STORES
- * (default embedded,ferretdb; an entry `<before>/<after>` gives each side its own store) and
- * BENCH_ORDER_BROKERS (default kafka, or `<before>/<after>`), for BENCH_ORDER_BASELINE (a git
- * revision, default 1caa5f3, the main the order targets were measured on) beside the working
+ * (default embedded,ferretdb-sqlite/ferretdb: an entry `<before>/<after>` gives each side its own
+ * store, here FerretDB on SQLite before and on PostgreSQL after) and BENCH_ORDER_BROKERS (default
+ * kafka-3.9/kafka, the same way), for BENCH_ORDER_BASELINE (a git revision, default 25691db, the
+ * main before FerretDB on PostgreSQL, Kafka 4 and the catalog in memory) beside the working
  * tree, in BENCH_ORDER_ROUNDS interleaved rounds (default 6) of BENCH_ORDER_SLICE seconds
  * (default 3) over BENCH_ORDER_CONNECTIONS connections (default 16); BENCH_ORDER_PROFILES=<dir>
  * adds CPU profiles of every service (order-cost-bench.ts, deployment-infrastructure.ts).
@@ -465,9 +466,9 @@ try {
     lines.push(
       ...(await benchOrderCost({
         scratch,
-        baseline: process.env["BENCH_ORDER_BASELINE"] ?? "1caa5f3",
-        stores: (process.env["BENCH_ORDER_STORES"] ?? "embedded,ferretdb").split(","),
-        brokers: process.env["BENCH_ORDER_BROKERS"] ?? "kafka",
+        baseline: process.env["BENCH_ORDER_BASELINE"] ?? "25691db",
+        stores: (process.env["BENCH_ORDER_STORES"] ?? "embedded,ferretdb-sqlite/ferretdb").split(","),
+        brokers: process.env["BENCH_ORDER_BROKERS"] ?? "kafka-3.9/kafka",
         connections: Number(process.env["BENCH_ORDER_CONNECTIONS"] ?? 16),
         readConnections: Number(process.env["BENCH_ORDER_READ_CONNECTIONS"] ?? 32),
         seconds: Number(process.env["BENCH_ORDER_SLICE"] ?? 3),
