@@ -15,6 +15,7 @@
  *   - `startFerretDb`: a private instance for one test run, on a free port, tied to the
  *     caller's lifetime (private-server.ts).
  */
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { ensureArtifact, filesOf, type ArtifactOptions } from "../cache/cached-artifact.js";
@@ -29,12 +30,18 @@ import { acceptsConnections } from "./processes.js";
 const launcherName = "ferretdb-launcher";
 const launcherSource = join(import.meta.dirname, "ferretdb");
 
+/** The launcher's Go files, in a stable order. */
+async function launcherGoFiles(): Promise<string[]> {
+  return (await readdir(launcherSource)).filter((name) => name.endsWith(".go")).sort();
+}
+
 /** The launcher's binary, built from ./ferretdb into the project's cache on first use. */
 export async function ensureFerretDbLauncher(options: ArtifactOptions = {}): Promise<string> {
   const launcher = await ensureArtifact(
     {
       name: launcherName,
-      inputs: await filesOf(launcherSource, ["main.go", "go.mod", "go.sum"]),
+      // Every source file of the launcher, and its module's requirements.
+      inputs: await filesOf(launcherSource, [...(await launcherGoFiles()), "go.mod", "go.sum"]),
       build: async (dir) => {
         await runGo(["build", "-o", join(dir, launcherName), "."], { cwd: launcherSource });
       },

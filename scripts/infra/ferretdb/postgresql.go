@@ -63,6 +63,9 @@ func startCluster(ctx context.Context, bin, dataDir string) (*cluster, error) {
 		// FerretDB's pool holds up to 50 connections; the rest are headroom.
 		"-c", "max_connections=120",
 		"-c", "log_min_messages=warning",
+		// FerretDB names the field of a filter by a parameter; only a plan made for the values
+		// at hand sees that it is `_id` and takes its index (id-index.go).
+		"-c", "plan_cache_mode=force_custom_plan",
 	)
 	if err := postmaster.Start(); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -76,6 +79,10 @@ func startCluster(ctx context.Context, bin, dataDir string) (*cluster, error) {
 	c.url = (&url.URL{Scheme: "postgres", User: url.User(role), Path: "/postgres", RawQuery: query.Encode()}).String()
 
 	if err := c.awaitReady(ctx, dir); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if err := installIDIndexTrigger(ctx, c.url); err != nil {
 		c.stop()
 		return nil, err
 	}

@@ -340,22 +340,14 @@ class MongoCollection<T extends StoredDocument> implements Collection<T> {
   }
 
   /**
-   * The conditional replace; true when the stored document was at `expected`.
-   *
-   * On FerretDB the check is a separate read by `_id` followed by a replace by `_id`: FerretDB
-   * 1.24 pushes only an `_id`-only filter down to SQLite and scans the whole collection for
-   * `{ _id, _v }` (125 ms at 800 documents, against 1 ms). This is no weaker than FerretDB's own
-   * conditional replace, which is the same unlocked read-check-write: the version claim is what
-   * makes this writer the only one for version `expected + 1`.
+   * The conditional replace; true when the stored document was at `expected`. On FerretDB it is
+   * an unlocked read-check-write (see `swap`): the version claim is what makes this writer the
+   * only one for version `expected + 1`. (On FerretDB's SQLite backend, which the tests no longer
+   * run, `{ _id, _v }` was a scan of the collection and the check was a separate read by `_id`;
+   * on PostgreSQL both fields filter in the database, through the `_id` index, ADR 0121.)
    */
   private async replaceAt(next: T & VersionedDocument, expected: number): Promise<boolean> {
     try {
-      if (this.versionClaims) {
-        const current = await this.documents.findOne({ _id: next._id }, { projection: { _v: 1 } });
-        if (current?.["_v"] !== expected) return false;
-        const result = await this.documents.replaceOne({ _id: next._id }, toDriver(next));
-        return result.matchedCount === 1;
-      }
       const result = await this.documents.replaceOne({ _id: next._id, _v: expected }, toDriver(next));
       return result.matchedCount === 1;
     } catch (error) {
