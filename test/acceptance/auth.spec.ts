@@ -124,6 +124,18 @@ describe("Auth: POST /api/auth/login", () => {
     expect((unknown.body as { message: string }).message).to.equal("invalid email or password");
   });
 
+  it("answers a login whose email holds control characters, U+0000 among them, as an unknown email: 404", async () => {
+    for (const email of ["\u0000@example.com", "a\u0010\u0000b@example.com", "tab\there@example.com"]) {
+      const answer = await api("POST", "/api/auth/login", { body: { email, password: "whatever123" } });
+      expect(answer.status, answer.text).to.equal(404);
+      expect(answer.body).to.deep.equal({
+        status: 404,
+        code: "NOT_FOUND",
+        message: "invalid email or password",
+      });
+    }
+  });
+
   /** The answer of a login of `email` with `password`, from `localAddress` when given. */
   function loginFrom(email: string, password: string, localAddress?: string): Promise<ApiResponse> {
     return api("POST", "/api/auth/login", {

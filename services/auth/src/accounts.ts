@@ -57,6 +57,15 @@ export interface Registration {
 /** The same words for an unknown email and a wrong password (no account enumeration by text). */
 export const loginFailedMessage = "invalid email or password";
 
+/** True when `text` holds a character no account's email holds: a C0 control or DEL. */
+function holdsControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -173,7 +182,9 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     try {
       // Read first so that the throttle knows the account's own addresses; an unknown email
       // is throttled alike, and answered alike below.
-      const found = await accounts.findOne({ email }, { signal });
+      // No account's email holds a control character (registration refuses them), and a store
+      // may refuse one in a filter (PostgreSQL's jsonb, under FerretDB, refuses U+0000).
+      const found = holdsControlCharacter(email) ? undefined : await accounts.findOne({ email }, { signal });
       const account = found?.deletedAt === undefined ? found : undefined;
       const outcome = await deps.throttle.claim({ email, address, accountId: account?._id }, now, signal);
       if (!outcome.granted) {

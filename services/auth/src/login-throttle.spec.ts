@@ -4,6 +4,7 @@ import { openAccountCollections, type AccountCollections } from "./account-store
 import {
   addressGroup,
   createLoginThrottle,
+  emailDigest,
   defaultLoginThrottlePolicy as policy,
   type ClaimOutcome,
   type LoginClaim,
@@ -146,7 +147,7 @@ for (const backend of testStoreBackends("services/auth/src/login-throttle.spec.t
       // The address's bucket holds the 9 failures only; the account's, none (the address is known).
       const address = await collections.loginThrottles.get("address 127.0.0.3");
       expect(Math.ceil(((address?.debtUntil ?? 0) - (t0 + 30)) / policy.address.forgiveMs)).to.equal(9);
-      const account = await collections.loginThrottles.get(`account ${email}`);
+      const account = await collections.loginThrottles.get(`account ${emailDigest(email)}`);
       expect(account?.debtUntil).to.be.at.most(t0 + 10 + 4 * policy.account.forgiveMs);
     });
 
@@ -179,14 +180,14 @@ for (const backend of testStoreBackends("services/auth/src/login-throttle.spec.t
       // The pair bucket of 127.0.0.5 (emptied by the success) and its address's (refunded),
       // and the former slot; 127.0.0.6's buckets still hold checks.
       expect(swept).to.be.at.least(3);
-      expect(await collections.loginThrottles.get(`pair ${email} 127.0.0.5`)).to.equal(undefined);
-      expect(await collections.loginThrottles.get(`pair ${email} 127.0.0.6`)).to.not.equal(undefined);
+      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.5`)).to.equal(undefined);
+      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.6`)).to.not.equal(undefined);
       expect(await collections.formerLoginAttempts.get(`${email}#0`)).to.equal(undefined);
       expect(await collections.knownAddresses.get(`${ownerId} 127.0.0.5`)).to.not.equal(undefined);
       expect(waitOf(await throttle.claim(attempt(email, "127.0.0.6"), at(30 * minute)))).to.equal(0);
       await throttle.sweep(at(policy.knownForMs + minute));
       expect(await collections.knownAddresses.get(`${ownerId} 127.0.0.5`)).to.equal(undefined);
-      expect(await collections.loginThrottles.get(`pair ${email} 127.0.0.6`)).to.equal(undefined);
+      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.6`)).to.equal(undefined);
     });
   });
 }

@@ -25,6 +25,7 @@
  * never removes a bucket a login has just charged (logins leave retired buckets alone); known
  * addresses are swept once they expire.
  */
+import { createHash } from "node:crypto";
 import { DomainError } from "@commerce/runtime/errors";
 import {
   changeDocument,
@@ -138,11 +139,20 @@ const stateOf = (doc: LoginThrottleDocument): ThrottleState => ({
   lastAt: doc.lastAt,
 });
 
+/**
+ * How a bucket names an email: its SHA-256, so that a bucket's key holds no address in the clear
+ * and no character a store cannot hold (a login may name any text as its email; PostgreSQL's
+ * jsonb, under FerretDB, refuses U+0000).
+ */
+export function emailDigest(email: string): string {
+  return createHash("sha256").update(email).digest("hex");
+}
+
 export function createLoginThrottle(store: LoginThrottleStore, policy: LoginThrottlePolicy): LoginThrottle {
   const { buckets, knownAddresses } = store;
-  const pairKey = (email: string, group: string): string => `pair ${email} ${group}`;
+  const pairKey = (email: string, group: string): string => `pair ${emailDigest(email)} ${group}`;
   const addressKey = (group: string): string => `address ${group}`;
-  const accountKey = (email: string): string => `account ${email}`;
+  const accountKey = (email: string): string => `account ${emailDigest(email)}`;
   const knownKey = (accountId: number, group: string): string => `${accountId} ${group}`;
 
   async function isKnown(
