@@ -180,14 +180,20 @@ for (const backend of testStoreBackends("services/auth/src/login-throttle.spec.t
       // The pair bucket of 127.0.0.5 (emptied by the success) and its address's (refunded),
       // and the former slot; 127.0.0.6's buckets still hold checks.
       expect(swept).to.be.at.least(3);
-      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.5`)).to.equal(undefined);
-      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.6`)).to.not.equal(undefined);
+      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.5`)).to.equal(
+        undefined,
+      );
+      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.6`)).to.not.equal(
+        undefined,
+      );
       expect(await collections.formerLoginAttempts.get(`${email}#0`)).to.equal(undefined);
       expect(await collections.knownAddresses.get(`${ownerId} 127.0.0.5`)).to.not.equal(undefined);
       expect(waitOf(await throttle.claim(attempt(email, "127.0.0.6"), at(30 * minute)))).to.equal(0);
       await throttle.sweep(at(policy.knownForMs + minute));
       expect(await collections.knownAddresses.get(`${ownerId} 127.0.0.5`)).to.equal(undefined);
-      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.6`)).to.equal(undefined);
+      expect(await collections.loginThrottles.get(`pair ${emailDigest(email)} 127.0.0.6`)).to.equal(
+        undefined,
+      );
     });
   });
 }
