@@ -182,9 +182,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     try {
       // Read first so that the throttle knows the account's own addresses; an unknown email
       // is throttled alike, and answered alike below.
-      // No account's email holds a control character (registration refuses them), and a store
-      // may refuse one in a filter (PostgreSQL's jsonb, under FerretDB, refuses U+0000).
-      const found = holdsControlCharacter(email) ? undefined : await accounts.findOne({ email }, { signal });
+      const found = await accounts.findOne({ email }, { signal });
       const account = found?.deletedAt === undefined ? found : undefined;
       const outcome = await deps.throttle.claim({ email, address, accountId: account?._id }, now, signal);
       if (!outcome.granted) {
@@ -206,6 +204,12 @@ export function createAccounts(deps: AccountsDeps): Accounts {
 
     async login(rawEmail, password, address, signal) {
       const email = normalizeEmail(rawEmail);
+      // No account's email holds a control character (registration refuses them), and a store
+      // may refuse one in a filter (PostgreSQL's jsonb, under FerretDB, refuses U+0000). Such a
+      // login is answered at once: it can match no account, so there is nothing to guess, to
+      // throttle or to hide by hashing, and a flood of them costs neither the store nor the
+      // client address's throttle anything.
+      if (holdsControlCharacter(email)) throw notFound(loginFailedMessage);
       const now = deps.clock();
       const { account, claim } = await checkPassword(email, password, address, now, signal);
       const token = await deps.issueToken(
