@@ -21,7 +21,7 @@ import { expect } from "chai";
 import { setTimeout as delay } from "node:timers/promises";
 import { adminLogin, registeredUser, type TestUser } from "../acceptance/support/accounts.js";
 import { paise, settled } from "../acceptance/support/analytics-figures.js";
-import { api, type ApiResponse } from "../acceptance/support/api.js";
+import { api } from "../acceptance/support/api.js";
 import { myNotifications } from "../acceptance/support/notifications.js";
 import {
   awaitOrderStatus,
@@ -31,6 +31,7 @@ import {
 } from "../acceptance/support/payments.js";
 import { pollUntil } from "../acceptance/support/polling.js";
 import { deadLettersWritten, grown } from "./support/dead-letters.js";
+import { expectUnavailable, timed } from "./support/fast-failure.js";
 import { startOutageRig, type OutageRig } from "./support/outage-rig.js";
 
 /** How long the Order process's store is away. */
@@ -44,17 +45,6 @@ const fastMs = 5_000;
 /** How long the platform may take to catch up once the store is back (a consumer retries every 30 s at most). */
 const catchUpMs = 180_000;
 
-interface Timed {
-  readonly answer: ApiResponse;
-  readonly ms: number;
-}
-
-async function timed(request: () => Promise<ApiResponse>): Promise<Timed> {
-  const started = performance.now();
-  const answer = await request();
-  return { answer, ms: performance.now() - started };
-}
-
 /** The Order process's own readiness (its `/readyz`, not Envoy's). */
 async function orderReadiness(rig: OutageRig): Promise<number> {
   try {
@@ -62,17 +52,6 @@ async function orderReadiness(rig: OutageRig): Promise<number> {
   } catch {
     return 0;
   }
-}
-
-function expectFastUnavailable({ answer, ms }: Timed, when: string): void {
-  expect(answer.status, `${when}: ${answer.text}`).to.equal(503);
-  expect(answer.body, when).to.deep.equal({
-    status: 503,
-    code: "UNAVAILABLE",
-    message: "service temporarily unavailable, retry later",
-  });
-  expect(answer.headers.get("retry-after"), when).to.match(/^[1-9][0-9]*$/);
-  expect(ms, when).to.be.below(fastMs);
 }
 
 const types = (notifications: readonly { eventType: string }[]): string[] =>
@@ -127,8 +106,9 @@ describe("a five-minute outage of the Order process's store (multi-process topol
       unreadyWithinMs + 5_000,
     );
     expect(unready, "ms until the Order process is not ready").to.be.below(unreadyWithinMs);
-    expectFastUnavailable(
+    expectUnavailable(
       await timed(() => api("GET", "/api/orders/my", { token: payer.token })),
+      fastMs,
       "just after the cut",
     );
 
@@ -140,8 +120,9 @@ describe("a five-minute outage of the Order process's store (multi-process topol
     for (let at = 30_000; at < latePaymentMs; at += 30_000) {
       await delay(Math.max(0, at - (performance.now() - cutAt)));
       expect(await orderReadiness(rig!), `readiness ${at / 1000} s into the cut`).to.equal(503);
-      expectFastUnavailable(
+      expectUnavailable(
         await timed(() => api("GET", "/api/orders/my", { token: payer.token })),
+        fastMs,
         `${at / 1000} s into the cut`,
       );
     }

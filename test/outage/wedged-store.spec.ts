@@ -21,6 +21,7 @@ import { api, type ApiResponse } from "../acceptance/support/api.js";
 import { createdProduct } from "../acceptance/support/catalog.js";
 import { myNotifications } from "../acceptance/support/notifications.js";
 import { pollUntil } from "../acceptance/support/polling.js";
+import { expectUnavailable, timed } from "./support/fast-failure.js";
 import { startOutageRig, type OutageRig } from "./support/outage-rig.js";
 
 /** How long the store is paused. */
@@ -29,28 +30,6 @@ const wedgedMs = 30_000;
 const unreadyWithinMs = 10_000;
 /** The services whose store the paused server is (Analytics and Recommendation keep theirs in ClickHouse). */
 const storeServices = ["auth", "user", "product", "order", "payment", "notification"] as const;
-
-interface Timed {
-  readonly answer: ApiResponse;
-  readonly ms: number;
-}
-
-async function timed(request: () => Promise<ApiResponse>): Promise<Timed> {
-  const started = performance.now();
-  const answer = await request();
-  return { answer, ms: performance.now() - started };
-}
-
-function expectUnavailable({ answer, ms }: Timed, withinMs: number, when: string): void {
-  expect(answer.status, `${when}: ${answer.text}`).to.equal(503);
-  expect(answer.body, when).to.deep.equal({
-    status: 503,
-    code: "UNAVAILABLE",
-    message: "service temporarily unavailable, retry later",
-  });
-  expect(answer.headers.get("retry-after"), when).to.match(/^[1-9][0-9]*$/);
-  expect(ms, when).to.be.below(withinMs);
-}
 
 async function readiness(url: string): Promise<number> {
   try {
